@@ -1,0 +1,351 @@
+"""The ask/tell contract every engine algorithm implements, and ``minimize``.
+
+Contract (DESIGN.md, "Conventions")
+-----------------------------------
+* Points live in the unit cube ``[0, 1]^D`` (``D = space.n_columns``) as
+  float64 arrays; the public API **minimises**.
+* ``ask(n)`` returns ``n`` :class:`Proposal` objects (point + small
+  JSON-serialisable ``meta`` dict). Asked-but-not-told points are *pending*;
+  a new ask never returns a point equal to a pending or told one (after the
+  space's snapping of integers and categoricals), unless the space has no
+  unseen point left.
+* ``tell(x, y, meta=None)`` records one point or many. A told point equal to
+  a pending one clears it and inherits its ``meta``. Points told without an
+  ask are accepted.
+* **Non-finite values** (NaN, +-inf) are recorded as failed evaluations: they
+  stay in the history (and count toward ``n_told``), never become ``best``,
+  and enter the surrogate as the worst finite value seen up to them, so the
+  model steers away from the region instead of forgetting it.
+* **Randomness**: each ask draws from a generator seeded by
+  ``(seed, n_told, n_pending)``. Proposals are therefore a pure function of
+  the constructor arguments, the told history (with metas, in order) and the
+  pending points. To rebuild an optimizer in a new process, construct it with
+  the same arguments and ``tell`` the history in the original order (see
+  :meth:`Optimizer.from_history`); its next proposal equals the one the
+  uninterrupted optimizer would make.
+* **Validation** happens before any state changes, so a bad call never
+  corrupts the history.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .space import Space
+
+__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One asked point ``x`` (shape (D,), in the unit cube) and its metadata."""
+
+    x: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def impute_failures(y: np.ndarray) -> np.ndarray:
+    """Replace each non-finite value by the worst (largest) finite value before it.
+
+    Values with no finite value before them take the worst finite value of all
+    of ``y`` (or 0 when nothing is finite). Prefix-consistent, so a model
+    fitted on the first n points sees the same data in a rebuilt optimizer.
+    """
+    y = np.asarray(y, dtype=float).copy()
+    bad = ~np.isfinite(y)
+    if not bad.any():
+        return y
+    finite = y[~bad]
+    fallback = float(finite.max()) if finite.size else 0.0
+    running = np.maximum.accumulate(np.where(bad, -np.inf, y))
+    y[bad] = np.where(np.isfinite(running[bad]), running[bad], fallback)
+    return y
+
+
+class Optimizer(ABC):
+    """Base class of every engine algorithm (minimisation on the unit cube).
+
+    Parameters
+    ----------
+    space: a :class:`Space`, or an int D for the unit cube ``[0, 1]^D``.
+    seed: integer seed; ``None`` draws one (stored in ``self.seed``).
+    budget: total number of evaluations planned, or ``None`` when unknown;
+        used by algorithms whose schedules depend on it.
+    n_init: size of the uniform random initial design; ``None`` takes the
+        algorithm's ``default_n_init``.
+    """
+
+    name: ClassVar[str] = "base"
+    default_n_init: ClassVar[int] = 10
+
+    def __init__(
+        self,
+        space: Space | int,
+        *,
+        seed: int | None = None,
+        budget: int | None = None,
+        n_init: int | None = None,
+    ) -> None:
+        if isinstance(space, bool) or not isinstance(space, (Space, int, np.integer)):
+            raise TypeError(f"space: expected a Space or an int D >= 1, got {space!r}")
+        self.space = space if isinstance(space, Space) else Space(int(space))
+        self.dim = self.space.n_columns
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
+        self.seed = int(seed)
+        if budget is not None and (not isinstance(budget, (int, np.integer)) or budget < 1):
+            raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
+        self.budget = None if budget is None else int(budget)
+        n_init = self.default_n_init if n_init is None else n_init
+        if not isinstance(n_init, (int, np.integer)) or n_init < 1:
+            raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
+        self.n_init = int(n_init)
+        self._X = np.empty((0, self.dim))
+        self._y = np.empty(0)
+        self._metas: list[dict[str, Any]] = []
+        self._pending: list[Proposal] = []
+
+    # ---------------------------------------------------------------- history
+    @property
+    def X(self) -> np.ndarray:
+        """Told points (n, D), in told order."""
+        return self._X
+
+    @property
+    def y(self) -> np.ndarray:
+        """Told values (n,), possibly non-finite for failed evaluations."""
+        return self._y
+
+    @property
+    def metas(self) -> list[dict[str, Any]]:
+        """Metadata of the told points."""
+        return self._metas
+
+    @property
+    def n_told(self) -> int:
+        return len(self._y)
+
+    @property
+    def pending(self) -> np.ndarray:
+        """Pending points (k, D): asked (or added) and not yet told."""
+        if not self._pending:
+            return np.empty((0, self.dim))
+        return np.array([p.x for p in self._pending])
+
+    @property
+    def best(self) -> tuple[np.ndarray, float] | None:
+        """``(x, y)`` of the lowest finite told value, or None."""
+        ok = np.isfinite(self._y)
+        if not ok.any():
+            return None
+        i = int(np.argmin(np.where(ok, self._y, np.inf)))
+        return self._X[i].copy(), float(self._y[i])
+
+    def model_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """Told points and values for the surrogate, failures imputed (module docstring)."""
+        if not np.isfinite(self._y).any():
+            return np.empty((0, self.dim)), np.empty(0)
+        return self._X, impute_failures(self._y)
+
+    # ---------------------------------------------------------------- ask/tell
+    def ask(self, n: int = 1) -> list[Proposal]:
+        """Propose ``n`` distinct new points (see module docstring)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n: expected an int >= 1, got {n!r}")
+        rng = np.random.default_rng(
+            np.random.SeedSequence(self.seed, spawn_key=(self.n_told, len(self._pending)))
+        )
+        out: list[Proposal] = []
+        n_random = int(min(n, max(0, self.n_init - int(np.isfinite(self._y).sum())
+                                  - len(self._pending))))
+        for _ in range(n_random):
+            out.append(self._accept(rng.random(self.dim), {"init": True}, rng))
+        if n - n_random:
+            for x, meta in self._propose(n - n_random, rng):
+                out.append(self._accept(x, meta, rng))
+        return out
+
+    def _accept(self, x: np.ndarray, meta: dict[str, Any], rng: np.random.Generator) -> Proposal:
+        """Snap, make distinct from told and pending points, and mark pending."""
+        x = self.space.snap(x)[0]
+        seen = np.vstack([self._X, self.pending])
+        for _ in range(32):
+            if not len(seen) or np.min(np.abs(seen - x).max(axis=1)) > 1e-12:
+                break
+            x = self.space.snap(rng.random(self.dim))[0]
+            meta = {**meta, "duplicate_replaced": True}
+        proposal = Proposal(x, meta)
+        self._pending.append(proposal)
+        return proposal
+
+    def add_pending(self, x: np.ndarray, meta: dict[str, Any] | None = None) -> None:
+        """Mark a point evaluated elsewhere (e.g. by another worker) as pending."""
+        X = self._check_points(x, "x")
+        for row in X:
+            self._pending.append(Proposal(row, dict(meta or {})))
+
+    def clear_pending(self) -> None:
+        """Forget every pending point (e.g. after workers were cancelled)."""
+        self._pending.clear()
+
+    def _check_points(self, x: Any, arg: str) -> np.ndarray:
+        try:
+            X = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{arg}: expected an array of shape (D,) or (n, D) with D = "
+                            f"{self.dim}, got {type(x).__name__}") from None
+        X = np.atleast_2d(X)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise ValueError(f"{arg}: expected shape (D,) or (n, D) with D = {self.dim}, "
+                             f"got shape {np.shape(x)}")
+        if not np.isfinite(X).all():
+            raise ValueError(f"{arg}: points must be finite")
+        if (X < -1e-9).any() or (X > 1 + 1e-9).any():
+            raise ValueError(f"{arg}: points must lie in the unit cube [0, 1]^{self.dim}; "
+                             f"got values in [{X.min():.6g}, {X.max():.6g}]")
+        return np.clip(X, 0.0, 1.0)
+
+    def tell(
+        self,
+        x: Any,
+        y: Any,
+        meta: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
+    ) -> None:
+        """Record evaluations: ``x`` (D,) with scalar ``y``, or (n, D) with ``y`` (n,)."""
+        X = self._check_points(x, "x")
+        try:
+            Y = np.atleast_1d(np.asarray(y, dtype=float))
+        except (TypeError, ValueError):
+            raise TypeError(f"y: expected a number or a sequence of numbers, got {y!r}") from None
+        if Y.ndim != 1 or len(Y) != len(X):
+            raise ValueError(f"y: expected {len(X)} value(s) for {len(X)} point(s), "
+                             f"got shape {np.shape(y)}")
+        if meta is None or isinstance(meta, dict):
+            metas: list[dict[str, Any] | None] = [meta] * len(X)
+        else:
+            metas = list(meta)
+            if len(metas) != len(X):
+                raise ValueError(f"meta: expected {len(X)} dicts, got {len(metas)}")
+        for m in metas:
+            if m is not None and not isinstance(m, dict):
+                raise TypeError(f"meta: expected a dict or None per point, got {m!r}")
+        resolved = []
+        for row, m in zip(X, metas, strict=True):
+            hit = next((k for k, p in enumerate(self._pending)
+                        if np.array_equal(p.x, row)), None)
+            if hit is not None:
+                p = self._pending.pop(hit)
+                m = p.meta if m is None else m
+            resolved.append(dict(m or {}))
+        self._X = np.vstack([self._X, X])
+        self._y = np.concatenate([self._y, Y])
+        self._metas.extend(resolved)
+        self._on_tell(X, Y, resolved)
+
+    @classmethod
+    def from_history(
+        cls,
+        space: Space | int,
+        X: Any,
+        y: Any,
+        metas: Sequence[dict[str, Any] | None] | None = None,
+        **kwargs: Any,
+    ) -> Optimizer:
+        """Rebuild an optimizer from its told history (same kwargs and seed as the original)."""
+        opt = cls(space, **kwargs)
+        if len(np.atleast_1d(y)):
+            opt.tell(X, y, metas)
+        return opt
+
+    # ------------------------------------------------------- algorithm hooks
+    @abstractmethod
+    def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        """Return ``n`` points (D,) with metas; ``self.pending`` holds points to avoid."""
+
+    def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        """Hook for incremental state updates after a tell (default: nothing)."""
+
+
+# ----------------------------------------------------------------- minimize
+@dataclass
+class OptimizeResult:
+    """Outcome of :func:`minimize` (field names follow scikit-optimize)."""
+
+    x: list[Any]
+    fun: float
+    x_iters: list[list[Any]]
+    func_vals: np.ndarray
+    X_unit: np.ndarray
+    ask_times: np.ndarray
+    algorithm: str
+    space: Space
+
+    @property
+    def n_evals(self) -> int:
+        return len(self.func_vals)
+
+
+def minimize(
+    func: Callable[[list[Any]], float],
+    space: Space | int,
+    algorithm: str | type[Optimizer] = "msucb",
+    budget: int = 100,
+    seed: int | None = None,
+    callback: Callable[[OptimizeResult], bool | None] | None = None,
+    progress: bool = True,
+    **algorithm_kwargs: Any,
+) -> OptimizeResult:
+    """Minimise ``func`` over ``space`` with ``budget`` sequential evaluations.
+
+    ``func`` receives one list of parameter values (decoded by the space) and
+    returns a float. ``algorithm`` is a registered name (see
+    :func:`hdbo_engine.algorithms.available`) or an :class:`Optimizer`
+    subclass; extra keyword arguments go to its constructor. ``callback``
+    is called with the result so far after each evaluation and stops the run
+    by returning True. ``progress`` shows a progress bar with the best value.
+    """
+    from tqdm.auto import tqdm
+
+    from .algorithms import get_algorithm
+
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ValueError(f"budget: expected a positive int, got {budget!r}")
+    cls = get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
+    opt = cls(space, seed=seed, budget=budget, **algorithm_kwargs)
+    times: list[float] = []
+    with tqdm(total=budget, disable=not progress, desc=cls.name) as bar:
+        for _ in range(budget):
+            t0 = time.perf_counter()
+            (proposal,) = opt.ask()
+            times.append(time.perf_counter() - t0)
+            values = opt.space.decode(proposal.x)[0]
+            opt.tell(proposal.x, float(func(values)))
+            bar.update(1)
+            if opt.best is not None:
+                bar.set_postfix(best=f"{opt.best[1]:.6g}")
+            if callback is not None and callback(_result(opt, times)):
+                break
+    return _result(opt, times)
+
+
+def _result(opt: Optimizer, times: list[float]) -> OptimizeResult:
+    best = opt.best
+    x_best = best[0] if best is not None else opt.X[-1]
+    return OptimizeResult(
+        x=opt.space.decode(x_best)[0],
+        fun=best[1] if best is not None else float("nan"),
+        x_iters=opt.space.decode(opt.X),
+        func_vals=opt.y.copy(),
+        X_unit=opt.X.copy(),
+        ask_times=np.array(times),
+        algorithm=opt.name,
+        space=opt.space,
+    )

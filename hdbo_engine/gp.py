@@ -1,0 +1,318 @@
+"""Exact Gaussian process with a Matern-5/2 ARD kernel.
+
+Model (Rasmussen & Williams, ch. 2 and 4):
+``k(x, x') = s2 * (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r)``, ``r = ||(x - x') / ell||``,
+observations ``y = f(x) + eps``, ``eps ~ N(0, noise)``, on standardised outputs.
+
+Choices the papers leave open, made here:
+
+* **Outputs** are standardised (mean 0, std 1; std 1 when y is constant).
+* **Hyperparameters** (log ell_1..D, log s2, log noise) are fitted by MAP:
+  marginal likelihood times a log-normal prior on each lengthscale,
+  ``log ell ~ N(sqrt2 + log(D)/2, sqrt3)`` (the dimension-scaled prior of
+  Hvarfner et al., 2024, which keeps ARD well posed with few points in high
+  dimension), box bounds ``ell in [1e-3, 1e3 sqrt(D)]``, ``s2 in [0.05, 20]``,
+  ``noise in [1e-6, 0.5]``. The optimiser is L-BFGS-B with the analytic
+  gradient, started from the prior
+  mode on the first fit; later fits start from the previous optimum only
+  (``restarts > 1`` adds jittered prior-mode starts); the best optimum wins.
+* **Numerics**: Cholesky with escalating jitter (1e-8 .. 1e-2 of the signal
+  variance), so duplicate points and constant outputs never raise.
+
+Posterior mean/variance and their gradients w.r.t. the inputs are available
+on axis-aligned subspaces through :class:`SubspacePosterior`, the workhorse of
+acquisition maximisation (the full space is the subspace with every
+coordinate free).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.optimize import minimize
+
+SQRT5 = np.sqrt(5.0)
+_JITTERS = (0.0, 1e-8, 1e-6, 1e-4, 1e-2)
+
+
+@dataclass
+class GPParams:
+    """Kernel hyperparameters (on the standardised output scale)."""
+
+    lengthscales: np.ndarray
+    signal_var: float = 1.0
+    noise_var: float = 1e-4
+
+    def to_vector(self) -> np.ndarray:
+        return np.concatenate(
+            [np.log(self.lengthscales), [np.log(self.signal_var), np.log(self.noise_var)]]
+        )
+
+    @classmethod
+    def from_vector(cls, theta: np.ndarray) -> GPParams:
+        return cls(np.exp(theta[:-2]), float(np.exp(theta[-2])), float(np.exp(theta[-1])))
+
+
+def matern52(r: np.ndarray, signal_var: float) -> np.ndarray:
+    """Matern-5/2 kernel value as a function of the scaled distance ``r``."""
+    return signal_var * (1.0 + SQRT5 * r + (5.0 / 3.0) * r**2) * np.exp(-SQRT5 * r)
+
+
+def _matern52_q(r: np.ndarray, signal_var: float) -> np.ndarray:
+    """``-dk/dr / r``: with it, ``dk/dx = -q (x - x') / ell^2``."""
+    return signal_var * (5.0 / 3.0) * (1.0 + SQRT5 * r) * np.exp(-SQRT5 * r)
+
+
+def scaled_sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances between rows of A and B (already scaled)."""
+    d2 = (A**2).sum(1)[:, None] + (B**2).sum(1)[None, :] - 2.0 * A @ B.T
+    return np.maximum(d2, 0.0)
+
+
+def robust_cholesky(K: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor of K, adding diagonal jitter until it succeeds."""
+    scale = max(float(np.mean(np.diag(K))), 1e-12)
+    for jitter in _JITTERS:
+        try:
+            return cholesky(K + jitter * scale * np.eye(len(K)), lower=True, check_finite=False)
+        except LinAlgError:
+            continue
+    # Last resort: eigenvalue clipping keeps the factor usable.
+    w, V = np.linalg.eigh(K)
+    w = np.maximum(w, 1e-2 * scale)
+    return cholesky((V * w) @ V.T, lower=True, check_finite=False)
+
+
+class GP:
+    """Exact GP regression with Matern-5/2 ARD kernel (see module docstring).
+
+    Parameters
+    ----------
+    dim: input dimension D.
+    noise_bounds: bounds on the noise variance (standardised scale), default (1e-6, 0.5).
+    fit_maxiter: L-BFGS-B iterations per hyperparameter start, default 60.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        noise_bounds: tuple[float, float] = (1e-6, 0.5),
+        fit_maxiter: int = 60,
+    ) -> None:
+        self.dim = dim
+        self.prior_mu = np.sqrt(2.0) + 0.5 * np.log(dim)
+        self.prior_sigma = np.sqrt(3.0)
+        self.noise_bounds = noise_bounds
+        self.fit_maxiter = fit_maxiter
+        self.params = GPParams(np.full(dim, np.exp(self.prior_mu)), 1.0, 1e-3)
+        self.X = np.empty((0, dim))
+        self.y_mean, self.y_std = 0.0, 1.0
+        self.fitted = False
+
+    # ------------------------------------------------------------------ data
+    def set_data(self, X: np.ndarray, y: np.ndarray) -> GP:
+        """Condition on (X, y) with the current hyperparameters."""
+        self.X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        self.y_mean = float(y.mean()) if len(y) else 0.0
+        std = float(y.std()) if len(y) > 1 else 0.0
+        self.y_std = std if std > 1e-12 * max(1.0, abs(self.y_mean)) else 1.0
+        self.z = (y - self.y_mean) / self.y_std
+        self._factorize()
+        return self
+
+    def _factorize(self) -> None:
+        p = self.params
+        Xs = self.X / p.lengthscales
+        K = matern52(np.sqrt(scaled_sqdist(Xs, Xs)), p.signal_var)
+        K[np.diag_indices_from(K)] += p.noise_var
+        self.L = robust_cholesky(K)
+        self.alpha = cho_solve((self.L, True), self.z, check_finite=False)
+
+    # --------------------------------------------------------------- fitting
+    def _bounds(self) -> list[tuple[float, float]]:
+        ell = [(np.log(1e-3), np.log(1e3 * np.sqrt(self.dim)))] * self.dim
+        return ell + [(np.log(0.05), np.log(20.0)), tuple(np.log(self.noise_bounds))]
+
+    def _neg_log_posterior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """Negative log marginal likelihood (R&W eq. 2.30) minus log prior, and gradient."""
+        X, z, n = self.X, self.z, len(self.z)
+        ell = np.exp(theta[:-2])
+        s2, noise = np.exp(theta[-2]), np.exp(theta[-1])
+        Xs = X / ell
+        r = np.sqrt(scaled_sqdist(Xs, Xs))
+        K = matern52(r, s2)
+        K[np.diag_indices_from(K)] += noise
+        try:
+            L = cholesky(K, lower=True, check_finite=False)
+        except LinAlgError:
+            return 1e10, np.zeros_like(theta)
+        alpha = cho_solve((L, True), z, check_finite=False)
+        Kinv = cho_solve((L, True), np.eye(n), check_finite=False)
+        nll = 0.5 * z @ alpha + np.log(np.diag(L)).sum() + 0.5 * n * np.log(2 * np.pi)
+        W = np.outer(alpha, alpha) - Kinv  # dNLL/dK = -W/2 (R&W eq. 5.9)
+        G = W * _matern52_q(r, s2)  # dK/dlog ell_j = q * (dx_j / ell_j)^2
+        g_ell = ((G.sum(1) @ (Xs**2)) - (Xs * (G @ Xs)).sum(0))  # 0.5 sum_ik G_ik dx_ikj^2 * 2/2
+        grad = np.empty_like(theta)
+        grad[:-2] = -g_ell
+        Kf = K.copy()
+        Kf[np.diag_indices_from(Kf)] -= noise
+        grad[-2] = -0.5 * np.sum(W * Kf)
+        grad[-1] = -0.5 * noise * np.trace(W)
+        # log-normal prior on lengthscales
+        dev = (theta[:-2] - self.prior_mu) / self.prior_sigma
+        nll += 0.5 * np.sum(dev**2)
+        grad[:-2] += dev / self.prior_sigma
+        return float(nll), grad
+
+    def fit(self, X: np.ndarray, y: np.ndarray, restarts: int = 1) -> GP:
+        """MAP hyperparameter fit (warm start + prior-mode start), then condition."""
+        self.set_data(X, y)
+        if len(self.z) < 2:
+            return self
+        bounds = self._bounds()
+        lo, hi = np.array(bounds).T
+        default = GPParams(np.full(self.dim, np.exp(self.prior_mu)), 1.0, 1e-3).to_vector()
+        starts = [np.clip(self.params.to_vector() if self.fitted else default, lo, hi)]
+        rng = np.random.default_rng(len(self.z))
+        for _ in range(max(0, restarts - 1)):
+            starts.append(np.clip(default + rng.normal(0, 0.5, default.shape), lo, hi))
+        best_f, best_theta = np.inf, starts[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for theta0 in starts:
+                res = minimize(
+                    self._neg_log_posterior, theta0, jac=True, method="L-BFGS-B",
+                    bounds=bounds, options={"maxiter": self.fit_maxiter},
+                )
+                if np.isfinite(res.fun) and res.fun < best_f:
+                    best_f, best_theta = res.fun, res.x
+        self.params = GPParams.from_vector(best_theta)
+        self.fitted = True
+        self._factorize()
+        return self
+
+    # ------------------------------------------------------------- posterior
+    def predict(self, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and variance of f at Xq (original output scale)."""
+        Xq = np.atleast_2d(Xq)
+        p = self.params
+        Kq = matern52(np.sqrt(scaled_sqdist(Xq / p.lengthscales, self.X / p.lengthscales)),
+                      p.signal_var)
+        mean = Kq @ self.alpha
+        v = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)
+        var = np.maximum(p.signal_var - (v**2).sum(0), 1e-12)
+        return self.y_mean + self.y_std * mean, var * self.y_std**2
+
+    def subspace(self, free: np.ndarray, base: np.ndarray) -> SubspacePosterior:
+        """Posterior restricted to axis-aligned subspaces (see SubspacePosterior)."""
+        return SubspacePosterior(self, free, base)
+
+
+class SubspacePosterior:
+    """Posterior on axis-aligned subspaces ``{x : x[fixed] = base[fixed]}``.
+
+    ``free`` are the d free coordinates (shared by all subspaces) and ``base``
+    (s, D) holds one point per subspace supplying the fixed coordinates. The
+    squared scaled distance from a subspace point to training point i splits
+    into a fixed part, computed once here in O(s n D), and a d-dimensional
+    part, so each evaluation costs O(m n d) instead of O(m n D).
+    """
+
+    def __init__(self, gp: GP, free: np.ndarray, base: np.ndarray) -> None:
+        self.gp = gp
+        self.free = np.asarray(free, dtype=int)
+        p = gp.params
+        fixed = np.setdiff1d(np.arange(gp.dim), self.free)
+        base = np.atleast_2d(base)
+        self.base = base
+        if fixed.size:
+            ls = p.lengthscales[fixed]
+            self.F = scaled_sqdist(base[:, fixed] / ls, gp.X[:, fixed] / ls)  # (s, n)
+        else:
+            self.F = np.zeros((len(base), len(gp.X)))
+        self.ls_free = p.lengthscales[self.free]
+        self.Xf = gp.X[:, self.free] / self.ls_free  # (n, d)
+
+    def full_points(self, Y: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """Embed free-coordinate values Y (m, d) of subspaces ``which`` into R^D."""
+        X = self.base[which].copy()
+        X[:, self.free] = Y
+        return X
+
+    def __call__(
+        self, Y: np.ndarray, which: np.ndarray, grad: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Mean, variance (standardised scale) and their gradients w.r.t. Y.
+
+        Y: (m, d) free-coordinate values; which: (m,) subspace index of each row.
+        Returns mean (m,), var (m,), dmean (m, d), dvar (m, d) (None without grad).
+        """
+        gp, p = self.gp, self.gp.params
+        Ys = Y / self.ls_free
+        r2 = self.F[which] + scaled_sqdist(Ys, self.Xf)
+        r = np.sqrt(r2)
+        Kq = matern52(r, p.signal_var)  # (m, n)
+        mean = Kq @ gp.alpha
+        Kinv_k = cho_solve((gp.L, True), Kq.T, check_finite=False)  # (n, m)
+        var = np.maximum(p.signal_var - np.einsum("mn,nm->m", Kq, Kinv_k), 1e-12)
+        if not grad:
+            return mean, var, None, None
+        Q = _matern52_q(r, p.signal_var)  # dk/dy = -Q (y - x_i) / ell^2
+        # sum_i c_i * dk_i/dy = -(sum_i c_i Q_i y - sum_i c_i Q_i x_i) / ell^2
+        QA = Q * gp.alpha[None, :]
+        dmean = -(QA.sum(1)[:, None] * Ys - QA @ self.Xf) / self.ls_free
+        QB = Q * Kinv_k.T
+        dvar = 2.0 * (QB.sum(1)[:, None] * Ys - QB @ self.Xf) / self.ls_free
+        return mean, var, dmean, dvar
+
+
+class HyperparameterChain:
+    """Warm-started hyperparameter refits at fixed points of the told history.
+
+    Refits happen when the history reaches ``n_k`` points, with
+    ``n_{k+1} = n_k + max(1, floor(refit_growth * n_k))`` (every step early on,
+    about every 10% of the history later). The fit at ``n_k`` uses the first
+    ``n_k`` told points (failures imputed as in ``base.impute_failures``) and
+    is warm-started from the fit at ``n_{k-1}``. Because the checkpoints and
+    the data at each are functions of the told history alone, an optimizer
+    rebuilt from history replays the same chain and reaches the same
+    hyperparameters as the uninterrupted one.
+    """
+
+    def __init__(self, dim: int, refit_growth: float = 0.1, **gp_kwargs: object) -> None:
+        if refit_growth < 0:
+            raise ValueError(f"refit_growth: expected >= 0, got {refit_growth}")
+        self.gp = GP(dim, **gp_kwargs)
+        self.refit_growth = refit_growth
+        self.n_fitted = 0
+
+    def _next_checkpoint(self) -> int:
+        return self.n_fitted + max(1, int(self.refit_growth * self.n_fitted))
+
+    def params(self, X: np.ndarray, y_raw: np.ndarray) -> GPParams:
+        """Hyperparameters for a history of ``len(X)`` points (replaying refits as needed)."""
+        from .base import impute_failures
+
+        while self._next_checkpoint() <= len(X):
+            n = self._next_checkpoint()
+            y = impute_failures(y_raw[:n])
+            if np.isfinite(y_raw[:n]).sum() >= 2:
+                self.gp.fit(X[:n], y)
+            self.n_fitted = n
+        return self.gp.params
+
+    def model(self, X: np.ndarray, y_raw: np.ndarray, sign: float = -1.0) -> GP:
+        """A GP with the chain's hyperparameters conditioned on ``sign * impute(y_raw)``.
+
+        ``sign=-1`` (default) models the negated objective, for maximisation.
+        """
+        from .base import impute_failures
+
+        params = self.params(X, y_raw)
+        gp = GP(self.gp.dim, self.gp.noise_bounds, self.gp.fit_maxiter)
+        gp.params = params
+        return gp.set_data(X, sign * impute_failures(y_raw))

@@ -1,0 +1,146 @@
+"""Vectorised benchmark functions (minimisation) with domains and known minima.
+
+Definitions follow the Virtual Library of Simulation Experiments (Surjanovic
+& Bingham). Every function takes ``X`` of shape (n, D) in its own domain and
+returns (n,). Low-dimensional functions (Branin, six-hump Camelback,
+Hartmann6) are *embedded*: the first 2 or 6 coordinates are effective, the
+other ``D - d_eff`` coordinates are ignored (domain [0, 1]), which is the
+"low effective dimension" setting of the MS-UCB and CobBO papers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A benchmark: ``f`` on the box ``[lower, upper]`` with minimum ``f_min`` at ``x_min``."""
+
+    name: str
+    dim: int
+    lower: Array
+    upper: Array
+    f: Callable[[Array], Array]
+    f_min: float
+    x_min: Array
+
+    def __call__(self, X: Array) -> Array:
+        """Evaluate at points of the domain, (n, D) or (D,)."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        if X.shape[1] != self.dim:
+            raise ValueError(f"X: expected {self.dim} columns, got {X.shape[1]}")
+        return self.f(X)
+
+    def from_unit(self, U: Array) -> Array:
+        """Map unit-cube points to the domain."""
+        return self.lower + np.atleast_2d(U) * (self.upper - self.lower)
+
+    def evaluate_unit(self, U: Array) -> Array:
+        """Evaluate at unit-cube points (what the engine proposes)."""
+        return self(self.from_unit(U))
+
+
+def ackley(X: Array) -> Array:
+    D = X.shape[1]
+    s1 = np.sqrt((X**2).sum(1) / D)
+    s2 = np.cos(2 * np.pi * X).sum(1) / D
+    return -20.0 * np.exp(-0.2 * s1) - np.exp(s2) + 20.0 + np.e
+
+
+def levy(X: Array) -> Array:
+    w = 1.0 + (X - 1.0) / 4.0
+    head = np.sin(np.pi * w[:, 0]) ** 2
+    mid = ((w[:, :-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:, :-1] + 1) ** 2)).sum(1)
+    tail = (w[:, -1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[:, -1]) ** 2)
+    return head + mid + tail
+
+
+def rastrigin(X: Array) -> Array:
+    return 10.0 * X.shape[1] + (X**2 - 10.0 * np.cos(2 * np.pi * X)).sum(1)
+
+
+def rosenbrock(X: Array) -> Array:
+    return (100.0 * (X[:, 1:] - X[:, :-1] ** 2) ** 2 + (X[:, :-1] - 1) ** 2).sum(1)
+
+
+def styblinski_tang(X: Array) -> Array:
+    return 0.5 * (X**4 - 16 * X**2 + 5 * X).sum(1)
+
+
+def hyper_ellipsoid(X: Array) -> Array:
+    """Rotated hyper-ellipsoid: sum_i sum_{j <= i} x_j^2 (interacting variables)."""
+    return np.cumsum(X**2, axis=1).sum(1)
+
+
+def branin(X: Array) -> Array:
+    x1, x2 = X[:, 0], X[:, 1]
+    b, c = 5.1 / (4 * np.pi**2), 5 / np.pi
+    return (x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * np.pi)) * np.cos(x1) + 10
+
+
+def camelback(X: Array) -> Array:
+    x1, x2 = X[:, 0], X[:, 1]
+    return (4 - 2.1 * x1**2 + x1**4 / 3) * x1**2 + x1 * x2 + (-4 + 4 * x2**2) * x2**2
+
+
+_H6_A = np.array([[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14],
+                  [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]])
+_H6_P = 1e-4 * np.array([[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
+                         [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
+
+
+def hartmann6(X: Array) -> Array:
+    inner = (_H6_A[None] * (X[:, None, :6] - _H6_P[None]) ** 2).sum(2)
+    return -(np.exp(-inner) @ _H6_ALPHA)
+
+
+# name: (function, lower, upper, f_min, x_min per coordinate or effective point, d_eff)
+_FULL = {
+    "ackley": (ackley, -32.768, 32.768, 0.0, 0.0),
+    "levy": (levy, -10.0, 10.0, 0.0, 1.0),
+    "rastrigin": (rastrigin, -5.12, 5.12, 0.0, 0.0),
+    "rosenbrock": (rosenbrock, -5.0, 10.0, 0.0, 1.0),
+    "styblinski_tang": (styblinski_tang, -5.0, 5.0, -39.16616570377142, -2.903534018185960),
+    "hyper_ellipsoid": (hyper_ellipsoid, -65.536, 65.536, 0.0, 0.0),
+}
+_PER_COORDINATE_MIN = {"styblinski_tang"}  # its f_min above is per coordinate
+_EMBEDDED = {
+    "branin": (branin, [-5.0, 0.0], [10.0, 15.0], 0.39788735772973816, [np.pi, 2.275]),
+    "camelback": (camelback, [-3.0, -2.0], [3.0, 2.0], -1.0316284534898774,
+                  [0.08984201368301331, -0.7126564032704135]),
+    "hartmann6": (hartmann6, [0.0] * 6, [1.0] * 6, -3.3223680114155147,
+                  [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054]),
+}
+
+
+def problem_names() -> list[str]:
+    """All problem names accepted by :func:`make_problem`."""
+    return sorted([*_FULL, *_EMBEDDED])
+
+
+def make_problem(name: str, dim: int) -> Problem:
+    """Build a benchmark problem by name at dimension ``dim``."""
+    key = name.lower().replace("-", "_")
+    if key in _FULL:
+        f, lo, hi, fmin, xmin = _FULL[key]
+        if dim < 2:
+            raise ValueError(f"dim: {name} needs dim >= 2, got {dim}")
+        fmin = fmin * dim if key in _PER_COORDINATE_MIN else fmin
+        return Problem(key, dim, np.full(dim, lo), np.full(dim, hi), f, fmin, np.full(dim, xmin))
+    if key in _EMBEDDED:
+        f, lo, hi, fmin, xmin = _EMBEDDED[key]
+        k = len(lo)
+        if dim < k:
+            raise ValueError(f"dim: {name} is embedded and needs dim >= {k}, got {dim}")
+        lower = np.concatenate([lo, np.zeros(dim - k)])
+        upper = np.concatenate([hi, np.ones(dim - k)])
+        x_min = np.concatenate([xmin, np.full(dim - k, 0.5)])
+        return Problem(key, dim, lower, upper, f, fmin, x_min)
+    raise ValueError(f"problem: unknown name {name!r}; expected one of {problem_names()}")
