@@ -193,8 +193,10 @@ class MSUCB(Optimizer):
             mean, var, dmean, dvar = post(Y, which)
             return ucb(mean, var, dmean, dvar, beta)
 
-        if d == 0:  # subspaces are points: maximise over Z_t directly
+        if d == 0:  # subspaces are points: maximise over the unseen points of Z_t
             vals, _ = acq(np.empty((len(bases), 0)), np.arange(len(bases)))
+            seen = {tuple(row) for row in np.vstack([self.X, self.pending])}
+            vals[[tuple(row) in seen for row in bases]] = -np.inf
             i = int(np.argmax(vals))
             return bases[i].copy(), {"t": t, "subspace": i}
 
