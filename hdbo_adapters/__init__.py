@@ -1,0 +1,1 @@
+"""Framework adapters for the hdbo engine (each submodule imports its own framework)."""
