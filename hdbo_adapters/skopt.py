@@ -492,6 +492,13 @@ class BKBOptimizer(_NamedOptimizer):
 
 
 # --------------------------------------------------------------------- minimize
+def _specs(args: dict[str, Any], function: str) -> dict[str, Any]:
+    """skopt-style ``specs``, with the algorithm's keyword arguments flattened into ``args``."""
+    args = dict(args)
+    args.update(args.pop("algorithm_kwargs"))
+    return {"args": args, "function": function}
+
+
 def _minimize(
     func: Callable[[list[Any]], Any],
     dimensions: Any,
@@ -590,7 +597,7 @@ def hdbo_minimize(
     passed to the engine defaults to the total number of evaluations.
     Returns skopt's ``OptimizeResult`` (see :class:`HDBOOptimizer`).
     """
-    specs = {"args": dict(locals()), "function": "hdbo_minimize"}
+    specs = _specs(locals(), "hdbo_minimize")
     return _minimize(func, dimensions, algorithm, n_calls, n_initial_points, x0, y0,
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
 
@@ -609,7 +616,7 @@ def msucb_minimize(
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """:func:`hdbo_minimize` with MS-UCB (Tran-The et al., AAAI 2020)."""
-    specs = {"args": dict(locals()), "function": "msucb_minimize"}
+    specs = _specs(locals(), "msucb_minimize")
     return _minimize(func, dimensions, "msucb", n_calls, n_initial_points, x0, y0,
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
 
@@ -628,7 +635,7 @@ def cobbo_minimize(
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """:func:`hdbo_minimize` with CobBO (engine ``cobbo``)."""
-    specs = {"args": dict(locals()), "function": "cobbo_minimize"}
+    specs = _specs(locals(), "cobbo_minimize")
     return _minimize(func, dimensions, "cobbo", n_calls, n_initial_points, x0, y0,
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
 
@@ -647,7 +654,7 @@ def goucb_minimize(
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """:func:`hdbo_minimize` with GO-UCB (engine ``goucb``; needs torch)."""
-    specs = {"args": dict(locals()), "function": "goucb_minimize"}
+    specs = _specs(locals(), "goucb_minimize")
     return _minimize(func, dimensions, "goucb", n_calls, n_initial_points, x0, y0,
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
 
@@ -666,6 +673,6 @@ def bkb_minimize(
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """:func:`hdbo_minimize` with BKB (engine ``bkb``)."""
-    specs = {"args": dict(locals()), "function": "bkb_minimize"}
+    specs = _specs(locals(), "bkb_minimize")
     return _minimize(func, dimensions, "bkb", n_calls, n_initial_points, x0, y0,
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
