@@ -1,1 +1,1 @@
-"""Framework adapters for the hdbo engine (each submodule imports its own framework)."""
+"""Framework adapters for the hdbo engine (Optuna, scikit-optimize, Nevergrad) and the CLI."""
