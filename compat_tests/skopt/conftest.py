@@ -1,26 +1,11 @@
-"""Shared fixtures: the four hdbo algorithms, skipped where their module is absent."""
+"""Shared fixture: every hdbo algorithm (skipped where its module is absent)."""
 
 from __future__ import annotations
 
 import pytest
-
-from hdbo_engine.algorithms import get_algorithm
-
-ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
+from _skopt_algorithms import algorithm_params
 
 
-def importable(name: str) -> bool:
-    """Whether the engine algorithm ``name`` can be loaded in this installation."""
-    try:
-        get_algorithm(name)
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.fixture(params=[
-    pytest.param(a, marks=pytest.mark.skipif(not importable(a), reason=f"{a} not installed"))
-    for a in ALGORITHMS
-])
+@pytest.fixture(params=algorithm_params())
 def algorithm(request: pytest.FixtureRequest) -> str:
     return request.param

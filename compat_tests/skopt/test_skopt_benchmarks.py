@@ -6,12 +6,14 @@ n_calls=20, random_state=1)`` and asserts ``r.fun < y_opt + margin``: bench1
 protocol runs here through each algorithm's ``*_minimize``. bench5, Branin
 and Hartmann-6 have no GP threshold in skopt's suite; they get a margin of
 0.1 (bench5, Branin) and 0.5 (Hartmann-6) with larger budgets. Budgets above
-skopt's 20 calls and bench3/Hartmann-6 (behind ``slow``) are noted per case.
+skopt's 20 calls are noted per case. bench3 and Hartmann-6, and every case for
+GO-UCB (about 10 s per 20-call run on one core), run behind ``slow``.
 """
 
 from __future__ import annotations
 
 import pytest
+from _skopt_algorithms import algorithm_params
 from skopt.benchmarks import bench1, bench2, bench3, bench4, bench5, branin, hart6
 
 from hdbo_adapters import skopt as adapter
@@ -42,11 +44,13 @@ def _check(algorithm, func, dims, y_opt, margin, n_calls):
 
 @pytest.mark.filterwarnings("ignore:The objective has been evaluated")
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("algorithm", algorithm_params(slow={"goucb"}))
 def test_skopt_benchmark(algorithm, case):
     _check(algorithm, *case[1:])
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:The objective has been evaluated")
 @pytest.mark.parametrize("case", SLOW_CASES, ids=[c[0] for c in SLOW_CASES])
 def test_skopt_benchmark_slow(algorithm, case):
     _check(algorithm, *case[1:])
