@@ -202,7 +202,7 @@ def _is_2d_listlike(x: Any) -> bool:
 
 
 def _plain(v: Any) -> Any:
-    """numpy arrays and scalars -> Python lists and scalars (skopt checks list/tuple)."""
+    """numpy arrays -> Python lists (skopt's checks expect lists or tuples)."""
     if isinstance(v, np.ndarray):
         return v.tolist()
     return v
