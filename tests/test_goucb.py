@@ -135,16 +135,20 @@ def test_phase1_fit_converges_on_realizable_data() -> None:
 
 
 def test_beats_random_on_a_small_problem() -> None:
-    """Median over seeds: GO-UCB's best after 30 evaluations beats random search's."""
-    D, evals = 6, 30
-    gains = []
+    """On a function of the model's class (Sec. 6.1's realizable setting, 8-D), GO-UCB's
+    best after 20 evaluations beats random search's on every seed."""
+    D, evals = 8, 20
+    direction = np.linspace(-1.0, 2.0, D)
+
+    def realizable(X: np.ndarray) -> np.ndarray:
+        return -np.tanh(0.5 * (np.atleast_2d(X) - 0.5) @ direction)
+
     for seed in range(3):
         opt = GOUCB(D, seed=seed, budget=evals, **FAST)
-        run(opt, sphere, evals)
+        run(opt, realizable, evals)
         rnd = get_algorithm("random")(D, seed=seed)
-        run(rnd, sphere, evals)
-        gains.append(rnd.best[1] - opt.best[1])
-    assert np.median(gains) > 0
+        run(rnd, realizable, evals)
+        assert opt.best[1] < rnd.best[1]
 
 
 def test_error_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
