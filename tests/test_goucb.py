@@ -193,3 +193,21 @@ def test_custom_model_factory() -> None:
     assert opt.d_w == 4 * 8 + 8 + 8 + 1
     run(opt, sphere, 7)
     assert opt.n_told == 7
+
+
+def test_closed_form_gradients_match_torch_func() -> None:
+    """The default model's analytic grad_w f_x(w) equals torch.func's, and so do x-gradients."""
+    opt = GOUCB(5, seed=3, budget=16, **FAST)
+    model = opt.model
+    assert model.two_layer
+    gen = torch.Generator().manual_seed(0)
+    w = model.flat_params() + 0.1 * torch.randn(model.d_w, generator=gen, dtype=torch.float64)
+    X = torch.rand(7, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    f, G = model.values_and_grads(w, X)
+    torch.testing.assert_close(f, model.values(w, X))
+    torch.testing.assert_close(G, model.grads(w, X))
+    Xa = X.clone().requires_grad_(True)
+    Xb = X.clone().requires_grad_(True)
+    (ga,) = torch.autograd.grad((model.values_and_grads(w, Xa)[1] ** 2).sum(), Xa)
+    (gb,) = torch.autograd.grad((model.grads(w, Xb) ** 2).sum(), Xb)
+    torch.testing.assert_close(ga, gb)

@@ -144,6 +144,26 @@ class _FlatModel:
         self.values_rowwise = vmap(single, in_dims=(0, 0))       # f_{x_k}(w_k)
         self.grads = vmap(grad(single), in_dims=(None, 0))       # grad_w f_x(w), (B, d_w)
         self.grad_one = torch.func.grad_and_value(single)
+        self.two_layer = _is_two_layer_sigmoid(self.module, torch)
+
+    def values_and_grads(self, w: Any, X: Any) -> tuple[Any, Any]:
+        """``f_x(w)`` (B,) and ``grad_w f_x(w)`` (B, d_w) for the rows of X, differentiable in X.
+
+        The default two-layer sigmoid model has closed-form gradients (plain
+        tensor ops, much cheaper than ``torch.func`` when differentiated again
+        in x); any other module goes through ``torch.func.vmap(grad)``.
+        """
+        if not self.two_layer:
+            return self.values(w, X), self.grads(w, X)
+        W1, b1, v, _ = self._unflatten(w).values()
+        a = (2.0 * X - 1.0) @ W1.T + b1
+        h = self.torch.sigmoid(a)
+        s = v.reshape(1, -1) * h * (1.0 - h)  # d f / d a
+        B = X.shape[0]
+        grads = self.torch.cat([(s[:, :, None] * (2.0 * X - 1.0)[:, None, :]).reshape(B, -1),
+                                s, h, self.torch.ones((B, 1), dtype=X.dtype, device=X.device)],
+                               dim=1)
+        return h @ v.reshape(-1) + w[-1], grads
 
     def _unflatten(self, w: Any) -> dict[str, Any]:
         chunks = self.torch.split(w, self.sizes)
@@ -152,6 +172,17 @@ class _FlatModel:
     def flat_params(self) -> Any:
         return self.torch.cat([p.detach().reshape(-1) for _, p in self.module.named_parameters()
                                if p.requires_grad]).clone()
+
+
+def _is_two_layer_sigmoid(module: Any, torch: Any) -> bool:
+    """Whether ``module`` is exactly ``Linear(D, H) -> Sigmoid -> Linear(H, 1)`` (the default)."""
+    nn = torch.nn
+    return (type(module) is nn.Sequential and len(module) == 3
+            and type(module[0]) is nn.Linear and module[0].bias is not None
+            and type(module[1]) is nn.Sigmoid
+            and type(module[2]) is nn.Linear and module[2].bias is not None
+            and module[2].out_features == 1
+            and all(p.requires_grad for p in module.parameters()))
 
 
 class _LowRankBall:
@@ -469,7 +500,7 @@ class GOUCB(Optimizer):
         w = self._w
         pending = self.pending
         if len(pending):
-            for g in self.model.grads(w, self._tensor(pending)):
+            for g in self.model.values_and_grads(w, self._tensor(pending))[1]:
                 ball.append(g)
         out = []
         for _ in range(n):
@@ -477,13 +508,13 @@ class GOUCB(Optimizer):
             beta = self.beta(t)
             x, value = self._select(ball, w, beta, rng)
             out.append((x, {"phase": 2, "t": int(t), "ucb": float(value)}))
-            ball.append(self.model.grads(w, self._tensor(x[None]))[0])
+            ball.append(self.model.values_and_grads(w, self._tensor(x[None]))[1][0])
         return out
 
     def _ucb(self, ball: _LowRankBall, w: Any, beta: float, X: Any) -> Any:
         """Closed-form inner maximum of the linearised model (module docstring)."""
-        f = self.model.values(w, X)
-        q = ball.inv_norm_sq(self.model.grads(w, X))
+        f, grads = self.model.values_and_grads(w, X)
+        q = ball.inv_norm_sq(grads)
         return f + math.sqrt(beta) * self.torch.sqrt(self.torch.clamp(q, min=1e-300))
 
     def _candidates(self, rng: np.random.Generator) -> np.ndarray:
@@ -524,7 +555,7 @@ class GOUCB(Optimizer):
         radius = math.sqrt(beta)
         X0 = self._tensor(starts)
         with torch.no_grad():  # start u at the linearised maximiser Sigma^{-1/2} g / ||.||
-            U0 = inv_sqrt(self.model.grads(w, X0))
+            U0 = inv_sqrt(self.model.values_and_grads(w, X0)[1])
             U0 = U0 / torch.clamp(U0.norm(dim=1, keepdim=True), min=1e-300)
         X = X0.clone().requires_grad_(True)
         U = U0.clone().requires_grad_(True)
