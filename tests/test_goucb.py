@@ -211,3 +211,12 @@ def test_closed_form_gradients_match_torch_func() -> None:
     (ga,) = torch.autograd.grad((model.values_and_grads(w, Xa)[1] ** 2).sum(), Xa)
     (gb,) = torch.autograd.grad((model.grads(w, Xb) ** 2).sum(), Xb)
     torch.testing.assert_close(ga, gb)
+
+
+def test_pickle_round_trip_keeps_the_next_proposal() -> None:
+    import pickle
+
+    opt = GOUCB(4, seed=7, budget=16, **FAST)
+    run(opt, sphere, 7)
+    clone = pickle.loads(pickle.dumps(opt))
+    np.testing.assert_array_equal(opt.ask()[0].x, clone.ask()[0].x)

@@ -360,6 +360,20 @@ class GOUCB(Optimizer):
         self._w: Any = None
         self._b: Any = None
 
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without torch objects that cannot travel; the Phase I fit is kept."""
+        state = self.__dict__.copy()
+        for key in ("torch", "model", "_ball", "_w", "_b"):
+            state[key] = None
+        state["_n_done"] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.torch = _import_torch()
+        self.model = _FlatModel(self._make_module(0), self.torch, self.device)
+
     # ---------------------------------------------------------------- model
     def _make_module(self, restart: int) -> Any:
         """A fresh module, initialised under a torch generator seeded by (seed, restart)."""
