@@ -206,6 +206,8 @@ def test_closed_form_gradients_match_torch_func() -> None:
     f, G = model.values_and_grads(w, X)
     torch.testing.assert_close(f, model.values(w, X))
     torch.testing.assert_close(G, model.grads(w, X))
+    W = w[None] + 0.1 * torch.randn(7, model.d_w, generator=gen, dtype=torch.float64)
+    torch.testing.assert_close(model.values_per_row(W, X), model.values_rowwise(W, X))
     Xa = X.clone().requires_grad_(True)
     Xb = X.clone().requires_grad_(True)
     (ga,) = torch.autograd.grad((model.values_and_grads(w, Xa)[1] ** 2).sum(), Xa)

@@ -146,6 +146,16 @@ class _FlatModel:
         self.grad_one = torch.func.grad_and_value(single)
         self.two_layer = _is_two_layer_sigmoid(self.module, torch)
 
+    def values_per_row(self, W: Any, X: Any) -> Any:
+        """``f_{x_k}(w_k)`` for rows ``w_k`` of W (B, d_w) and ``x_k`` of X (B, D)."""
+        if not self.two_layer:
+            return self.values_rowwise(W, X)
+        B, (H, D) = W.shape[0], self.shapes[0]
+        W1 = W[:, : H * D].reshape(B, H, D)
+        b1, v, d = W[:, H * D: H * D + H], W[:, H * D + H: -1], W[:, -1]
+        h = self.torch.sigmoid(self.torch.einsum("bhd,bd->bh", W1, 2.0 * X - 1.0) + b1)
+        return (h * v).sum(1) + d
+
     def values_and_grads(self, w: Any, X: Any) -> tuple[Any, Any]:
         """``f_x(w)`` (B,) and ``grad_w f_x(w)`` (B, d_w) for the rows of X, differentiable in X.
 
@@ -578,7 +588,7 @@ class GOUCB(Optimizer):
         best_X = X0.clone()
         for _ in range(self.joint_steps + 1):
             W = w[None] + radius * inv_sqrt(U)
-            val = self.model.values_rowwise(W, X)
+            val = self.model.values_per_row(W, X)
             with torch.no_grad():
                 better = torch.isfinite(val) & (val > best_val)
                 best_val = torch.where(better, val, best_val)
