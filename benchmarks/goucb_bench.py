@@ -9,7 +9,9 @@ minimised here (negated):
 * ``f2`` Styblinski-Tang, ``f3`` Rastrigin (misspecified); n = 8, T = 64.
 
 Each method gets ``n + T`` evaluations, the first ``n`` uniform (same
-initial design size for GO-UCB and GP-UCB). Reported: cumulative regret
+initial design size for GO-UCB and GP-UCB; the same seed gives both the same
+initial points). GO-UCB's horizon (``budget``, the T of its lambda and beta_t)
+is ``n + T``; everything else is at its defaults. Reported: cumulative regret
 ``sum_t f(x_t) - f_min`` over all evaluations, mean and the paper's error bar
 ``1.96 sd / sqrt(seeds)``, plus the median best value, and the sampler time.
 
