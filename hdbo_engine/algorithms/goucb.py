@@ -93,7 +93,8 @@ Algorithm 1, as implemented
   (cached incrementally, so each ask only processes new tells). Random
   draws of an ask come from the ask generator; the Phase I initialisations
   from torch generators seeded by ``seed``. A rebuilt optimizer proposes
-  exactly what the original would (deterministic on CPU).
+  exactly what the original would (deterministic on CPU with the same
+  torch thread count; reductions may round differently across counts).
 """
 
 from __future__ import annotations
