@@ -1,0 +1,626 @@
+"""GO-UCB: global optimisation with a parametric (neural) model of the objective.
+
+Liu & Wang, "Global Optimization with Parametric Function Approximation"
+(ICML 2023; ``shared/seeds/003_...``). The paper maximises; the engine
+minimises, so the model is fitted to ``z = -(y - m) / s`` (``m``, ``s``: mean
+and standard deviation of the Phase I values) and nothing else changes.
+torch is imported only by this module, when :class:`GOUCB` is constructed.
+
+Algorithm 1, as implemented
+---------------------------
+* **Model** [Sec. 6]: ``f_w(x) = linear2(sigmoid(linear1(x)))`` with
+  ``hidden = 25`` units, ``d_w = 25 (D + 2) + 1`` parameters. The network
+  sees ``2 x - 1``, i.e. the unit cube mapped to ``[-1, 1]^D`` (an affine
+  map, so realizability is unchanged). ``model_factory(D)`` may return any
+  ``torch.nn.Module`` mapping a ``(1, D)`` tensor to one number; all of its
+  parameters form ``w``. Computations are in float64 on ``device`` ["cpu"].
+* **Phase I** (steps 1-5): ``n = ceil(sqrt(T))`` uniform points (``n_init``
+  overrides), then the regression oracle, eq. (2): least squares over ``w``,
+  solved by full-batch L-BFGS with strong-Wolfe line search (``fit_maxiter``
+  [500] iterations) from ``fit_restarts`` [4] initialisations (the
+  factory's default init under torch generators seeded from ``seed``); the
+  lowest loss wins. The paper's own oracle (SGD, 2000 steps at learning rate
+  1e-11, App. D.1) does not move ``w`` measurably; L-BFGS converges on these
+  small smooth problems. Phase I ends when ``n`` finite values have been told;
+  its fit is cached and redone only if that data changes (never in a normal
+  run, once in a rebuilt optimizer).
+* **Phase II** (steps 1-7), for every later told point in told order:
+  ``g_i = grad_w f_{x_i}(w_i)``; ``Sigma_t = lambda I + sum_i g_i g_i^T``
+  (eq. 3, rank-one updates); ``w_t`` in closed form (eq. 5), regularised
+  towards ``w_0``; ``Ball_t = {w : ||w - w_t||^2_{Sigma_t} <= beta_t}`` (eq. 6).
+  The paper's sum starts at ``i = 0`` without defining ``x_0``; here it runs
+  over Phase II observations only (Phase I enters through ``w_0``).
+  ``Sigma_t`` is never formed: with ``G`` the ``t x d_w`` matrix of gradients
+  and ``K = lambda I_t + G G^T`` (its Cholesky factor grown one row per
+  observation), ``Sigma_t^{-1} v = (v - G^T K^{-1} G v) / lambda`` (Woodbury),
+  so memory is ``O(t d_w + t^2)`` and each update costs ``O(t d_w + t^2)``.
+* **lambda** [default ``sqrt(T) log(T)^2``, App. D.1; Theorem 4.1 asks for
+  ``C_lambda sqrt(T)``]. ``T`` is ``budget`` (the horizon of Theorem 4.1;
+  ``DEFAULT_HORIZON = 100`` when ``budget`` is None); ``t`` counts Phase II
+  points, told and pending, plus one.
+* **beta_t**. ``"paper"``: App. D.1's ``d_w^3 F^4 t / T`` with ``F`` the
+  largest ``|z|`` of Phase I; eq. (7) only fixes it up to constants, and its
+  size (about 1e8 for D = 20) makes the bonus swamp the model, i.e. pure
+  exploration. ``"practical"`` [default]: ``beta_scale * (1 + t / T)``, the
+  shape of eq. (7) (a constant plus a term growing linearly in ``t / T``)
+  at the scale of the standardised targets. A float gives a constant beta.
+  ``beta_scale`` 0.1 / 1 / 10 gave cumulative regrets 56 / 175 / 321 on the
+  realizable f1 (seeds 0-2) but 277 / 280 / - on seeds 3-5, and 34165 (0.1)
+  / 32986 (1) on Rastrigin: no value dominates, so the unit scale stays.
+* **Step 5**, ``x_t = argmax_x max_{w in Ball_t} f_x(w)``, two ways:
+
+  - ``"linearized"`` [default]: the inner maximum of the model linearised in
+    ``w`` around ``w_t`` is closed form,
+    ``f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}``
+    (the UCB of Lemma 5.4's proof); it is maximised over ``x`` by batched
+    L-BFGS-B from the best ``restarts`` [4] of ``n_candidates`` [256]
+    points (the best told point, Gaussian perturbations of it, uniform draws).
+  - ``"joint"``: the paper's joint gradient ascent over ``x`` and ``w``
+    (App. D.1), with ``w = w_t + sqrt(beta_t) Sigma_t^{-1/2} u``, ``||u|| <= 1``
+    (``Sigma_t^{-1/2}`` from the eigendecomposition of ``G G^T``), Adam for
+    ``joint_steps`` [200] steps at ``joint_lr`` [0.01] with projection onto
+    the cube and the unit ball, started from the same points and from the
+    linearised maximiser ``u``. The paper uses plain gradient ascent,
+    2000 steps at 1e-4.
+
+  The default was picked by measurement (``benchmarks/goucb_bench.py
+  acquisition --seeds 3``, Sec. 6.1's 20-D problems, cumulative regret mean
+  over 3 seeds): f1 175 (linearized) vs 338 (joint); Styblinski-Tang 196853
+  vs 195996 and Rastrigin 34160 vs 34506, equal within the error bars; the
+  joint ascent's asks took 1.2-11x longer (median 17 vs 20 s, 14 vs 151 s,
+  35 vs 118 s per run) and it has a step size to tune.
+* **Limitation seen in Sec. 6.1's misspecified problems.** Fitted on a few
+  points, the sigmoid network is close to monotone in ``x``, so its
+  optimistic maximiser sits at a corner of the cube; on Styblinski-Tang and
+  Rastrigin, whose corners are bad, GO-UCB then repeats corner queries (as
+  full-space GP-UCB does) and has higher cumulative regret than random
+  search. The paper's tiny ascent step (1e-4 for 2000 steps) keeps ``x`` near
+  its starting point, which may explain part of its reported advantage there.
+* **Pending points** (``ask(n > 1)``, parallel workers): each pending point
+  adds its gradient at ``w_t`` to ``Sigma`` for the selection, which is
+  eq. (3)/(5) after observing the model's own prediction there: ``w_t`` is
+  unchanged and the bonus shrinks around the pending point, so a batch
+  spreads out.
+* **Failed evaluations** take the worst finite value told before them
+  (:func:`hdbo_engine.base.impute_failures`), prefix-consistent, so the
+  replay below is unchanged by later tells.
+* **Output.** The paper outputs a point drawn uniformly from the Phase II
+  queries (Algorithm 1, "Output"; its simple-regret guarantee, Remark 4.2,
+  is in expectation over that draw): :meth:`GOUCB.paper_output`. ``best``
+  is the best observed point, as in every engine algorithm.
+* **State from history.** Everything is a pure function of the told
+  history: Phase I fit, then the Phase II recursion replayed in told order
+  (cached incrementally, so each ask only processes new tells). Random
+  draws of an ask come from the ask generator; the Phase I initialisations
+  from torch generators seeded by ``seed``. A rebuilt optimizer proposes
+  exactly what the original would (deterministic on CPU with the same
+  torch thread count; reductions may round differently across counts).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..base import Optimizer, impute_failures
+from ..maximize import lbfgsb_batch, top_k
+from ..space import Space
+
+__all__ = ["GOUCB", "DEFAULT_HORIZON", "default_model"]
+
+DEFAULT_HORIZON = 100
+_INSTALL_HINT = 'GOUCB needs torch; install it with: pip install "hdbo[torch]"'
+_INIT_STREAM = 104_729  # separates the Phase I initialisation seeds from ask streams
+_ACQUISITIONS = ("linearized", "joint")
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+        import torch.func  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(_INSTALL_HINT) from exc
+    return torch
+
+
+def default_model(dim: int, hidden: int = 25) -> Any:
+    """The paper's model [Sec. 6]: ``Linear(dim, hidden) -> Sigmoid -> Linear(hidden, 1)``."""
+    torch = _import_torch()
+    return torch.nn.Sequential(torch.nn.Linear(dim, hidden), torch.nn.Sigmoid(),
+                               torch.nn.Linear(hidden, 1))
+
+
+class _FlatModel:
+    """A module evaluated as ``f(w, x)`` with a flat parameter vector ``w`` (torch.func)."""
+
+    def __init__(self, module: Any, torch: Any, device: Any) -> None:
+        self.torch = torch
+        self.module = module.to(device=device, dtype=torch.float64)
+        params = [(n, p) for n, p in self.module.named_parameters() if p.requires_grad]
+        if not params:
+            raise ValueError("model_factory: the module has no trainable parameters")
+        self.names = [n for n, _ in params]
+        self.shapes = [p.shape for _, p in params]
+        self.sizes = [p.numel() for _, p in params]
+        self.d_w = int(sum(self.sizes))
+        fc, vmap, grad = torch.func.functional_call, torch.func.vmap, torch.func.grad
+
+        def single(w: Any, x: Any) -> Any:
+            out = fc(self.module, self._unflatten(w), (2.0 * x[None] - 1.0,))
+            return out.reshape(())
+
+        self.single = single
+        self.values = vmap(single, in_dims=(None, 0))            # f_x(w) for many x
+        self.values_rowwise = vmap(single, in_dims=(0, 0))       # f_{x_k}(w_k)
+        self.grads = vmap(grad(single), in_dims=(None, 0))       # grad_w f_x(w), (B, d_w)
+        self.grad_one = torch.func.grad_and_value(single)
+        self.two_layer = _is_two_layer_sigmoid(self.module, torch)
+
+    def values_per_row(self, W: Any, X: Any) -> Any:
+        """``f_{x_k}(w_k)`` for rows ``w_k`` of W (B, d_w) and ``x_k`` of X (B, D)."""
+        if not self.two_layer:
+            return self.values_rowwise(W, X)
+        B, (H, D) = W.shape[0], self.shapes[0]
+        W1 = W[:, : H * D].reshape(B, H, D)
+        b1, v, d = W[:, H * D: H * D + H], W[:, H * D + H: -1], W[:, -1]
+        h = self.torch.sigmoid(self.torch.einsum("bhd,bd->bh", W1, 2.0 * X - 1.0) + b1)
+        return (h * v).sum(1) + d
+
+    def values_and_grads(self, w: Any, X: Any) -> tuple[Any, Any]:
+        """``f_x(w)`` (B,) and ``grad_w f_x(w)`` (B, d_w) for the rows of X, differentiable in X.
+
+        The default two-layer sigmoid model has closed-form gradients (plain
+        tensor ops, much cheaper than ``torch.func`` when differentiated again
+        in x); any other module goes through ``torch.func.vmap(grad)``.
+        """
+        if not self.two_layer:
+            return self.values(w, X), self.grads(w, X)
+        W1, b1, v, _ = self._unflatten(w).values()
+        a = (2.0 * X - 1.0) @ W1.T + b1
+        h = self.torch.sigmoid(a)
+        s = v.reshape(1, -1) * h * (1.0 - h)  # d f / d a
+        B = X.shape[0]
+        grads = self.torch.cat([(s[:, :, None] * (2.0 * X - 1.0)[:, None, :]).reshape(B, -1),
+                                s, h, self.torch.ones((B, 1), dtype=X.dtype, device=X.device)],
+                               dim=1)
+        return h @ v.reshape(-1) + w[-1], grads
+
+    def _unflatten(self, w: Any) -> dict[str, Any]:
+        chunks = self.torch.split(w, self.sizes)
+        return {n: c.reshape(s) for n, c, s in zip(self.names, chunks, self.shapes, strict=True)}
+
+    def flat_params(self) -> Any:
+        return self.torch.cat([p.detach().reshape(-1) for _, p in self.module.named_parameters()
+                               if p.requires_grad]).clone()
+
+
+def _is_two_layer_sigmoid(module: Any, torch: Any) -> bool:
+    """Whether ``module`` is exactly ``Linear(D, H) -> Sigmoid -> Linear(H, 1)`` (the default)."""
+    nn = torch.nn
+    return (type(module) is nn.Sequential and len(module) == 3
+            and type(module[0]) is nn.Linear and module[0].bias is not None
+            and type(module[1]) is nn.Sigmoid
+            and type(module[2]) is nn.Linear and module[2].bias is not None
+            and module[2].out_features == 1
+            and all(p.requires_grad for p in module.parameters()))
+
+
+class _LowRankBall:
+    """``Sigma = lambda I + G^T G`` through ``K = lambda I_m + G G^T`` and its Cholesky factor."""
+
+    def __init__(self, torch: Any, d_w: int, lam: float, device: Any) -> None:
+        self.torch, self.lam, self.device = torch, lam, device
+        self._G = torch.zeros((8, d_w), dtype=torch.float64, device=device)
+        self._L = torch.zeros((8, 8), dtype=torch.float64, device=device)
+        self.m = 0
+
+    @property
+    def G(self) -> Any:
+        return self._G[: self.m]
+
+    @property
+    def L(self) -> Any:
+        return self._L[: self.m, : self.m]
+
+    def copy(self) -> _LowRankBall:
+        new = _LowRankBall.__new__(_LowRankBall)
+        new.torch, new.lam, new.device, new.m = self.torch, self.lam, self.device, self.m
+        new._G, new._L = self._G.clone(), self._L.clone()
+        return new
+
+    def append(self, g: Any) -> None:
+        """Rank-one update ``Sigma += g g^T`` (eq. 3): one new row of G and of chol(K)."""
+        torch, m = self.torch, self.m
+        if m == self._G.shape[0]:
+            cap = 2 * m
+            G = torch.zeros((cap, self._G.shape[1]), dtype=torch.float64, device=self.device)
+            L = torch.zeros((cap, cap), dtype=torch.float64, device=self.device)
+            G[:m], L[:m, :m] = self._G, self._L
+            self._G, self._L = G, L
+        k = self.G @ g
+        diag = g @ g + self.lam
+        if m:
+            ell = torch.linalg.solve_triangular(self.L, k[:, None], upper=False)[:, 0]
+            self._L[m, :m] = ell
+            diag = diag - ell @ ell
+        self._L[m, m] = torch.sqrt(torch.clamp(diag, min=1e-9 * self.lam))
+        self._G[m] = g
+        self.m = m + 1
+
+    def _k_solve(self, V: Any) -> Any:
+        """``K^{-1} V`` for V (m, k)."""
+        return self.torch.cholesky_solve(V, self.L, upper=False)
+
+    def inv_apply(self, v: Any) -> Any:
+        """``Sigma^{-1} v`` (Woodbury), v (d_w,)."""
+        if not self.m:
+            return v / self.lam
+        return (v - self.G.T @ self._k_solve((self.G @ v)[:, None])[:, 0]) / self.lam
+
+    def inv_norm_sq(self, Gx: Any) -> Any:
+        """``||g||^2_{Sigma^{-1}}`` for the rows g of Gx (B, d_w), differentiable."""
+        sq = (Gx * Gx).sum(1)
+        if not self.m:
+            return sq / self.lam
+        proj = self.torch.linalg.solve_triangular(self.L, self.G @ Gx.T, upper=False)
+        return (sq - (proj * proj).sum(0)) / self.lam
+
+    def inv_sqrt_operator(self) -> Callable[[Any], Any]:
+        """A function ``V -> V Sigma^{-1/2}`` for rows V (B, d_w) (``Sigma`` is symmetric)."""
+        torch, lam = self.torch, self.lam
+        if not self.m:
+            return lambda V: V / math.sqrt(lam)
+        s2, U = torch.linalg.eigh(self.G @ self.G.T)
+        keep = s2 > 1e-12 * max(float(s2.max()), 1.0)
+        s2, U = s2[keep], U[:, keep]
+        basis = (self.G.T @ U) / torch.sqrt(s2)  # orthonormal columns spanning row(G)
+        shrink = 1.0 / torch.sqrt(s2 + lam) - 1.0 / math.sqrt(lam)
+        return lambda V: V / math.sqrt(lam) + ((V @ basis) * shrink) @ basis.T
+
+
+class GOUCB(Optimizer):
+    """GO-UCB (Liu & Wang, ICML 2023, Algorithm 1); see the module docstring.
+
+    Parameters (defaults in brackets)
+    ---------------------------------
+    budget: the horizon T of Theorem 4.1 [None: DEFAULT_HORIZON = 100 is used].
+    n_init: Phase I size n [ceil(sqrt(T)), at least 2].
+    hidden: hidden units of the default model [25, Sec. 6].
+    model_factory: ``D -> torch.nn.Module`` replacing the default model
+        (input: points of ``[-1, 1]^D`` of shape (1, D); output: one number).
+    lam: lambda of eqs. (3)-(5) [sqrt(T) log(T)^2, App. D.1].
+    beta: "practical", "paper" or a positive float [practical].
+    beta_scale: multiplier of the practical beta_t [1.0].
+    acquisition: "linearized" or "joint" (step 5) [linearized].
+    n_candidates: points scored per ask before refinement [256].
+    restarts: starts refined per ask [4].
+    fit_restarts, fit_maxiter: Phase I oracle initialisations and L-BFGS
+        iterations [4, 500].
+    joint_steps, joint_lr: Adam steps and step size of the joint ascent [200, 0.01].
+    device: torch device for the model and the linear algebra ["cpu"].
+    """
+
+    name = "goucb"
+    default_n_init = 10
+
+    def __init__(
+        self,
+        space: Space | int,
+        *,
+        budget: int | None = None,
+        n_init: int | None = None,
+        hidden: int = 25,
+        model_factory: Callable[[int], Any] | None = None,
+        lam: float | None = None,
+        beta: str | float = "practical",
+        beta_scale: float = 1.0,
+        acquisition: str = "linearized",
+        n_candidates: int = 256,
+        restarts: int = 4,
+        fit_restarts: int = 4,
+        fit_maxiter: int = 500,
+        joint_steps: int = 200,
+        joint_lr: float = 0.01,
+        device: str | Any = "cpu",
+        **kwargs: Any,
+    ) -> None:
+        if budget is not None and (isinstance(budget, bool)
+                                   or not isinstance(budget, (int, np.integer)) or budget < 1):
+            raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
+        horizon = DEFAULT_HORIZON if budget is None else int(budget)
+        if n_init is None:
+            n_init = max(2, math.ceil(math.sqrt(horizon)))
+        super().__init__(space, budget=budget, n_init=n_init, **kwargs)
+        torch = _import_torch()
+        _check_int("hidden", hidden, 1)
+        _check_int("n_candidates", n_candidates, 1)
+        _check_int("restarts", restarts, 1)
+        _check_int("fit_restarts", fit_restarts, 1)
+        _check_int("fit_maxiter", fit_maxiter, 1)
+        _check_int("joint_steps", joint_steps, 1)
+        if model_factory is not None and not callable(model_factory):
+            raise TypeError(f"model_factory: expected a callable D -> torch.nn.Module, "
+                            f"got {model_factory!r}")
+        if lam is not None and not (_is_real(lam) and lam > 0):
+            raise ValueError(f"lam: expected a positive number or None, got {lam!r}")
+        if isinstance(beta, str):
+            if beta not in ("practical", "paper"):
+                raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
+                                 f"got {beta!r}")
+        elif not (_is_real(beta) and beta > 0):
+            raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
+                             f"got {beta!r}")
+        if not (_is_real(beta_scale) and beta_scale > 0):
+            raise ValueError(f"beta_scale: expected a positive number, got {beta_scale!r}")
+        if acquisition not in _ACQUISITIONS:
+            raise ValueError(f"acquisition: expected one of {_ACQUISITIONS}, got {acquisition!r}")
+        if not (_is_real(joint_lr) and joint_lr > 0):
+            raise ValueError(f"joint_lr: expected a positive number, got {joint_lr!r}")
+        try:
+            self.device = torch.device(device)
+        except (RuntimeError, TypeError, ValueError):
+            raise ValueError(f"device: expected a torch device such as 'cpu' or 'cuda', "
+                             f"got {device!r}") from None
+        self.torch = torch
+        self.horizon = horizon
+        self.hidden = int(hidden)
+        self.model_factory = model_factory
+        self.lam = float(lam) if lam is not None else math.sqrt(horizon) * math.log(horizon) ** 2
+        self.lam = max(self.lam, 1e-6)
+        self.beta_mode, self.beta_scale = beta, float(beta_scale)
+        self.acquisition = acquisition
+        self.n_candidates, self.restarts = int(n_candidates), int(restarts)
+        self.fit_restarts, self.fit_maxiter = int(fit_restarts), int(fit_maxiter)
+        self.joint_steps, self.joint_lr = int(joint_steps), float(joint_lr)
+        self.model = _FlatModel(self._make_module(0), torch, self.device)
+        self._check_model()
+        self._phase1: dict[str, Any] | None = None  # cached oracle fit (Phase I)
+        self._ball: _LowRankBall | None = None      # Phase II state after n_done tells
+        self._n_done = 0
+        self._w: Any = None
+        self._b: Any = None
+
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without torch objects that cannot travel; the Phase I fit is kept."""
+        state = self.__dict__.copy()
+        for key in ("torch", "model", "_ball", "_w", "_b"):
+            state[key] = None
+        state["_n_done"] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.torch = _import_torch()
+        self.model = _FlatModel(self._make_module(0), self.torch, self.device)
+
+    # ---------------------------------------------------------------- model
+    def _make_module(self, restart: int) -> Any:
+        """A fresh module, initialised under a torch generator seeded by (seed, restart)."""
+        torch = _import_torch()
+        seq = np.random.SeedSequence(self.seed, spawn_key=(_INIT_STREAM, restart))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(seq.generate_state(1, dtype=np.uint64)[0] % (2**63)))
+            if self.model_factory is None:
+                return default_model(self.dim, self.hidden)
+            module = self.model_factory(self.dim)
+        if not isinstance(module, torch.nn.Module):
+            raise TypeError(f"model_factory: expected it to return a torch.nn.Module, "
+                            f"got {type(module).__name__}")
+        return module
+
+    def _check_model(self) -> None:
+        torch = self.torch
+        x = torch.full((1, self.dim), 0.5, dtype=torch.float64, device=self.device)
+        try:
+            out = self.model.module(2.0 * x - 1.0)
+        except Exception as exc:
+            raise ValueError(f"model_factory: the module failed on an input of shape "
+                             f"(1, {self.dim}): {exc}") from exc
+        if out.numel() != 1:
+            raise ValueError(f"model_factory: the module must return one number per input row, "
+                             f"got shape {tuple(out.shape)}")
+
+    @property
+    def d_w(self) -> int:
+        """Number of model parameters."""
+        return self.model.d_w
+
+    def _tensor(self, a: np.ndarray) -> Any:
+        return self.torch.as_tensor(np.asarray(a, dtype=float), dtype=self.torch.float64,
+                                    device=self.device)
+
+    # -------------------------------------------------------------- Phase I
+    def _phase1_end(self) -> int | None:
+        """Number of told points up to and including the n_init-th finite value."""
+        finite = np.flatnonzero(np.isfinite(self.y))
+        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
+
+    def _fit_phase1(self, end: int) -> dict[str, Any]:
+        """Regression oracle, eq. (2), on the first ``end`` told points (cached)."""
+        X, y = self.X[:end], impute_failures(self.y[:end])
+        cached = self._phase1
+        if cached is not None and np.array_equal(cached["X"], X) and np.array_equal(cached["y"], y):
+            return cached
+        torch = self.torch
+        mean = float(y.mean())
+        std = float(y.std())
+        std = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
+        z = -(y - mean) / std
+        Xt, zt = self._tensor(X), self._tensor(z)
+        best_w, best_loss = None, math.inf
+        for r in range(self.fit_restarts):
+            w0 = self.model.flat_params() if r == 0 else \
+                _FlatModel(self._make_module(r), torch, self.device).flat_params()
+            w, loss = self._least_squares(w0, Xt, zt)
+            if loss < best_loss:
+                best_w, best_loss = w, loss
+        if best_w is None:  # every restart diverged: keep the initial weights
+            best_w = self.model.flat_params()
+        self._phase1 = {"X": X.copy(), "y": y.copy(), "mean": mean, "std": std,
+                        "w0": best_w, "loss": best_loss, "F": float(np.abs(z).max())}
+        self._ball, self._n_done, self._w, self._b = None, 0, None, None
+        return self._phase1
+
+    def _least_squares(self, w_init: Any, X: Any, z: Any) -> tuple[Any, float]:
+        """Full-batch L-BFGS (strong Wolfe) on mean((f_w(x_j) - z_j)^2)."""
+        torch = self.torch
+        w = w_init.clone().requires_grad_(True)
+        opt = torch.optim.LBFGS([w], lr=1.0, max_iter=self.fit_maxiter, history_size=50,
+                                tolerance_grad=1e-10, tolerance_change=1e-14,
+                                line_search_fn="strong_wolfe")
+
+        def closure() -> Any:
+            opt.zero_grad()
+            loss = ((self.model.values(w, X) - z) ** 2).mean()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        with torch.no_grad():
+            loss = float(((self.model.values(w, X) - z) ** 2).mean())
+        if not math.isfinite(loss) or not bool(torch.isfinite(w).all()):
+            return w_init, math.inf
+        return w.detach(), loss
+
+    # ------------------------------------------------------------- Phase II
+    def _sync(self) -> dict[str, Any] | None:
+        """Bring the Phase II state up to date with the told history (replay, cached)."""
+        end = self._phase1_end()
+        if end is None:
+            return None
+        p1 = self._fit_phase1(end)
+        torch = self.torch
+        if self._ball is None:
+            self._ball = _LowRankBall(torch, self.d_w, self.lam, self.device)
+            self._n_done = 0
+            self._w = p1["w0"].clone()
+            self._b = torch.zeros_like(self._w)
+        y_all = impute_failures(self.y)
+        lam_w0 = self.lam * p1["w0"]
+        for i in range(end + self._n_done, self.n_told):
+            x = self._tensor(self.X[i])
+            z = -(y_all[i] - p1["mean"]) / p1["std"]
+            g, f = self.model.grad_one(self._w, x)   # gradient and value at (x_i, w_i)
+            self._ball.append(g)                     # eq. (3)
+            self._b = self._b + g * (g @ self._w + z - f)
+            self._w = self._ball.inv_apply(self._b + lam_w0)  # eq. (5)
+            self._n_done += 1
+        return p1
+
+    def beta(self, t: int) -> float:
+        """beta_t of eq. (6) for Phase II round t (module docstring)."""
+        if self.beta_mode == "practical":
+            return self.beta_scale * (1.0 + t / self.horizon)
+        if self.beta_mode == "paper":
+            F = self._phase1["F"] if self._phase1 is not None else 1.0
+            return float(self.d_w) ** 3 * F**4 * t / self.horizon
+        return float(self.beta_mode)
+
+    def paper_output(self, seed: int | None = None) -> np.ndarray | None:
+        """The paper's output: a Phase II query drawn uniformly (Algorithm 1, "Output")."""
+        end = self._phase1_end()
+        if end is None or end >= self.n_told:
+            return None
+        i = np.random.default_rng(seed).integers(end, self.n_told)
+        return self.X[i].copy()
+
+    # ------------------------------------------------------------- proposal
+    def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        p1 = self._sync()
+        if p1 is None:  # Phase I not complete (its points are still pending)
+            return [(rng.random(self.dim), {"phase": 1}) for _ in range(n)]
+        ball = self._ball.copy()
+        w = self._w
+        pending = self.pending
+        if len(pending):
+            for g in self.model.values_and_grads(w, self._tensor(pending))[1]:
+                ball.append(g)
+        out = []
+        for _ in range(n):
+            t = ball.m + 1  # Phase II points told or pending, plus one
+            beta = self.beta(t)
+            x, value = self._select(ball, w, beta, rng)
+            out.append((x, {"phase": 2, "t": int(t), "ucb": float(value)}))
+            ball.append(self.model.values_and_grads(w, self._tensor(x[None]))[1][0])
+        return out
+
+    def _ucb(self, ball: _LowRankBall, w: Any, beta: float, X: Any) -> Any:
+        """Closed-form inner maximum of the linearised model (module docstring)."""
+        f, grads = self.model.values_and_grads(w, X)
+        q = ball.inv_norm_sq(grads)
+        return f + math.sqrt(beta) * self.torch.sqrt(self.torch.clamp(q, min=1e-300))
+
+    def _candidates(self, rng: np.random.Generator) -> np.ndarray:
+        c = self.n_candidates
+        incumbent = self.best[0] if self.best is not None else rng.random(self.dim)
+        n_local = c // 4
+        local = np.clip(incumbent + rng.normal(0.0, 0.1, (n_local, self.dim)), 0.0, 1.0)
+        return np.vstack([incumbent[None], local, rng.random((c - 1 - n_local, self.dim))])
+
+    def _select(self, ball: _LowRankBall, w: Any, beta: float,
+                rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Step 5 of Phase II: ``argmax_x max_{w in Ball_t} f_x(w)``."""
+        torch = self.torch
+        cand = self._candidates(rng)
+        with torch.no_grad():
+            scores = torch.cat([self._ucb(ball, w, beta, self._tensor(cand[k:k + 256]))
+                                for k in range(0, len(cand), 256)]).cpu().numpy()
+        scores = np.where(np.isfinite(scores), scores, -np.inf)
+        starts = cand[top_k(scores, self.restarts)]
+        if self.acquisition == "joint":
+            return self._joint_ascent(ball, w, beta, starts)
+
+        def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            Xt = self._tensor(Y).requires_grad_(True)
+            val = self._ucb(ball, w, beta, Xt)
+            (grad,) = torch.autograd.grad(val.sum(), Xt)
+            return val.detach().cpu().numpy(), grad.cpu().numpy()
+
+        X, vals = lbfgsb_batch(acq, starts)
+        k = int(np.argmax(vals))
+        return X[k], float(vals[k])
+
+    def _joint_ascent(self, ball: _LowRankBall, w: Any, beta: float,
+                      starts: np.ndarray) -> tuple[np.ndarray, float]:
+        """The paper's joint gradient ascent over (x, w in Ball_t), projected (App. D.1)."""
+        torch = self.torch
+        inv_sqrt = ball.inv_sqrt_operator()
+        radius = math.sqrt(beta)
+        X0 = self._tensor(starts)
+        with torch.no_grad():  # start u at the linearised maximiser Sigma^{-1/2} g / ||.||
+            U0 = inv_sqrt(self.model.values_and_grads(w, X0)[1])
+            U0 = U0 / torch.clamp(U0.norm(dim=1, keepdim=True), min=1e-300)
+        X = X0.clone().requires_grad_(True)
+        U = U0.clone().requires_grad_(True)
+        opt = torch.optim.Adam([X, U], lr=self.joint_lr)
+        best_val = torch.full((len(starts),), -math.inf, dtype=torch.float64, device=self.device)
+        best_X = X0.clone()
+        for _ in range(self.joint_steps + 1):
+            W = w[None] + radius * inv_sqrt(U)
+            val = self.model.values_per_row(W, X)
+            with torch.no_grad():
+                better = torch.isfinite(val) & (val > best_val)
+                best_val = torch.where(better, val, best_val)
+                best_X[better] = X[better]
+            opt.zero_grad()
+            (-val.sum()).backward()
+            opt.step()
+            with torch.no_grad():  # project onto the cube and the unit ball
+                X.clamp_(0.0, 1.0)
+                U.div_(torch.clamp(U.norm(dim=1, keepdim=True), min=1.0))
+        k = int(torch.argmax(best_val))
+        return best_X[k].cpu().numpy(), float(best_val[k])
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
+        and math.isfinite(float(v))
+
+
+def _check_int(arg: str, v: Any, low: int) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+        raise ValueError(f"{arg}: expected an int >= {low}, got {v!r}")

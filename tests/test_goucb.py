@@ -1,0 +1,224 @@
+"""Tests of GO-UCB (hdbo_engine.algorithms.goucb)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hdbo_engine.algorithms import get_algorithm  # noqa: E402
+from hdbo_engine.algorithms.goucb import GOUCB, _LowRankBall  # noqa: E402
+from hdbo_engine.space import Categorical, Integer, Real, Space  # noqa: E402
+
+FAST = {"n_candidates": 64, "restarts": 2, "fit_restarts": 2, "fit_maxiter": 100}
+
+
+def sphere(X: np.ndarray) -> np.ndarray:
+    return ((np.atleast_2d(X) - 0.3) ** 2).sum(1)
+
+
+def run(opt: GOUCB, f, n: int) -> None:
+    for _ in range(n):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(f(p.x)[0]))
+
+
+def test_registry_and_contract() -> None:
+    assert get_algorithm("goucb") is GOUCB
+    opt = GOUCB(4, seed=1, budget=16, **FAST)
+    assert opt.n_init == 4  # ceil(sqrt(16))
+    assert opt.d_w == 25 * 4 + 25 + 25 + 1
+    run(opt, sphere, 8)
+    assert [m.get("phase") for m in opt.metas[4:]] == [2] * 4
+    props = opt.ask(3)  # distinct, in the cube, pending
+    X = np.array([p.x for p in props])
+    assert X.shape == (3, 4) and (X >= 0).all() and (X <= 1).all()
+    assert len({tuple(x) for x in X}) == 3
+    assert len(opt.pending) == 3
+    opt.tell(X, [1.0, np.nan, 2.0])  # a failure is recorded, never best
+    assert opt.n_told == 11 and len(opt.pending) == 0
+    assert np.isfinite(opt.best[1])
+    (p,) = opt.ask()
+    assert np.isfinite(p.meta["ucb"])
+    assert opt.paper_output(seed=0) is not None
+
+
+def test_default_n_init_without_budget() -> None:
+    assert GOUCB(3, seed=0).n_init == 10  # ceil(sqrt(DEFAULT_HORIZON))
+    assert GOUCB(3, seed=0, n_init=3).n_init == 3
+
+
+def test_mixed_space() -> None:
+    space = Space([Real(0.0, 1.0), Integer(1, 5), Categorical(["a", "b", "c"])])
+    opt = GOUCB(space, seed=0, budget=9, **FAST)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(rng.normal()))
+    assert opt.dim == 5 and opt.n_told == 6
+
+
+def test_woodbury_matches_dense() -> None:
+    rng = np.random.default_rng(0)
+    d_w, lam = 12, 3.0
+    ball = _LowRankBall(torch, d_w, lam, torch.device("cpu"))
+    G = rng.normal(size=(20, d_w))  # more rows than d_w: also exercises buffer growth
+    for g in G:
+        ball.append(torch.as_tensor(g))
+    Sigma = lam * np.eye(d_w) + G.T @ G  # eq. (3), dense
+    v = rng.normal(size=d_w)
+    Q = rng.normal(size=(5, d_w))
+    np.testing.assert_allclose(ball.inv_apply(torch.as_tensor(v)).numpy(),
+                               np.linalg.solve(Sigma, v), rtol=1e-9, atol=1e-12)
+    dense_q = np.einsum("bi,ij,bj->b", Q, np.linalg.inv(Sigma), Q)
+    np.testing.assert_allclose(ball.inv_norm_sq(torch.as_tensor(Q)).numpy(), dense_q,
+                               rtol=1e-8)
+    evals, evecs = np.linalg.eigh(Sigma)
+    inv_sqrt = evecs @ np.diag(evals**-0.5) @ evecs.T
+    np.testing.assert_allclose(ball.inv_sqrt_operator()(torch.as_tensor(Q)).numpy(),
+                               Q @ inv_sqrt, rtol=1e-8, atol=1e-12)
+
+
+def test_w_t_matches_dense_closed_form() -> None:
+    """w_t of the replay equals eq. (5) evaluated densely."""
+    opt = GOUCB(3, seed=2, budget=16, **FAST)
+    run(opt, sphere, 9)
+    opt._sync()
+    p1 = opt._phase1
+    end = opt._phase1_end()
+    w = p1["w0"].clone()
+    grads, targets = [], []
+    Sigma = opt.lam * np.eye(opt.d_w)
+    b = opt.lam * p1["w0"].numpy()
+    for i in range(end, opt.n_told):
+        x = torch.as_tensor(opt.X[i])
+        g, f = opt.model.grad_one(w, x)
+        z = -(opt.y[i] - p1["mean"]) / p1["std"]
+        grads.append(g.numpy())
+        targets.append(float(g @ w + z - f))
+        Sigma += np.outer(grads[-1], grads[-1])
+        b = b + grads[-1] * targets[-1]
+        w = torch.as_tensor(np.linalg.solve(Sigma, b))
+    np.testing.assert_allclose(opt._w.numpy(), w.numpy(), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("acquisition", ["linearized", "joint"])
+def test_rebuild_reproduces_next_proposal(acquisition: str) -> None:
+    kw = dict(seed=5, budget=25, acquisition=acquisition, joint_steps=20, **FAST)
+    opt = GOUCB(5, **kw)
+    run(opt, sphere, 9)
+    opt.tell(np.full(5, 0.9), np.nan)  # a failure in Phase II
+    a = opt.ask(2)
+    re = GOUCB.from_history(5, opt.X, opt.y, opt.metas, **kw)
+    b = re.ask(2)
+    for pa, pb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(pa.x, pb.x)
+        assert pa.meta == pb.meta
+
+
+def test_phase1_fit_is_cached() -> None:
+    opt = GOUCB(3, seed=0, budget=16, **FAST)
+    run(opt, sphere, 6)
+    fit = opt._phase1
+    run(opt, sphere, 2)
+    assert opt._phase1 is fit  # not refitted on later asks
+
+
+def test_phase1_fit_converges_on_realizable_data() -> None:
+    """The oracle (eq. 2) interpolates a few points of a model of its own class."""
+    opt = GOUCB(3, seed=0, budget=36, n_init=6)
+    run(opt, lambda x: -np.tanh(np.atleast_2d(x).sum(1)), 7)
+    assert opt._phase1["loss"] < 1e-6
+
+
+def test_beats_random_on_a_small_problem() -> None:
+    """On a function of the model's class (Sec. 6.1's realizable setting, 8-D), GO-UCB's
+    best after 20 evaluations beats random search's on every seed."""
+    D, evals = 8, 20
+    direction = np.linspace(-1.0, 2.0, D)
+
+    def realizable(X: np.ndarray) -> np.ndarray:
+        return -np.tanh(0.5 * (np.atleast_2d(X) - 0.5) @ direction)
+
+    for seed in range(3):
+        opt = GOUCB(D, seed=seed, budget=evals, **FAST)
+        run(opt, realizable, evals)
+        rnd = get_algorithm("random")(D, seed=seed)
+        run(rnd, realizable, evals)
+        assert opt.best[1] < rnd.best[1]
+
+
+def test_error_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "torch.func", None)
+    with pytest.raises(ImportError, match=r'pip install "hdbo\[torch\]"'):
+        GOUCB(3, seed=0)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"beta": "huge"}, "beta"),
+    ({"beta": -1.0}, "beta"),
+    ({"beta_scale": 0}, "beta_scale"),
+    ({"lam": 0.0}, "lam"),
+    ({"acquisition": "thompson"}, "acquisition"),
+    ({"hidden": 0}, "hidden"),
+    ({"restarts": 0}, "restarts"),
+    ({"n_candidates": 1.5}, "n_candidates"),
+    ({"budget": 0}, "budget"),
+    ({"n_init": 0}, "n_init"),
+    ({"joint_lr": 0.0}, "joint_lr"),
+    ({"device": "not-a-device"}, "device"),
+    ({"model_factory": lambda d: torch.nn.Linear(d, 2)}, "model_factory"),
+])
+def test_bad_arguments(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        GOUCB(3, seed=0, **kwargs)
+
+
+def test_bad_factory_type() -> None:
+    with pytest.raises(TypeError, match="model_factory"):
+        GOUCB(3, seed=0, model_factory=lambda d: "not a module")
+    with pytest.raises(TypeError, match="model_factory"):
+        GOUCB(3, seed=0, model_factory=3)
+
+
+def test_custom_model_factory() -> None:
+    def factory(d: int) -> torch.nn.Module:
+        return torch.nn.Sequential(torch.nn.Linear(d, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+
+    opt = GOUCB(4, seed=0, budget=16, model_factory=factory, **FAST)
+    assert opt.d_w == 4 * 8 + 8 + 8 + 1
+    run(opt, sphere, 7)
+    assert opt.n_told == 7
+
+
+def test_closed_form_gradients_match_torch_func() -> None:
+    """The default model's analytic grad_w f_x(w) equals torch.func's, and so do x-gradients."""
+    opt = GOUCB(5, seed=3, budget=16, **FAST)
+    model = opt.model
+    assert model.two_layer
+    gen = torch.Generator().manual_seed(0)
+    w = model.flat_params() + 0.1 * torch.randn(model.d_w, generator=gen, dtype=torch.float64)
+    X = torch.rand(7, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    f, G = model.values_and_grads(w, X)
+    torch.testing.assert_close(f, model.values(w, X))
+    torch.testing.assert_close(G, model.grads(w, X))
+    W = w[None] + 0.1 * torch.randn(7, model.d_w, generator=gen, dtype=torch.float64)
+    torch.testing.assert_close(model.values_per_row(W, X), model.values_rowwise(W, X))
+    Xa = X.clone().requires_grad_(True)
+    Xb = X.clone().requires_grad_(True)
+    (ga,) = torch.autograd.grad((model.values_and_grads(w, Xa)[1] ** 2).sum(), Xa)
+    (gb,) = torch.autograd.grad((model.grads(w, Xb) ** 2).sum(), Xb)
+    torch.testing.assert_close(ga, gb)
+
+
+def test_pickle_round_trip_keeps_the_next_proposal() -> None:
+    import pickle
+
+    opt = GOUCB(4, seed=7, budget=16, **FAST)
+    run(opt, sphere, 7)
+    clone = pickle.loads(pickle.dumps(opt))
+    np.testing.assert_array_equal(opt.ask()[0].x, clone.ask()[0].x)
