@@ -1,0 +1,168 @@
+"""Compare hdbo's Nevergrad optimizers with NGOpt, CMA and RandomSearch.
+
+Runs Nevergrad's standard artificial functions
+(``nevergrad.functions.ArtificialFunction``: sphere, ellipsoid, cigar,
+rastrigin, ackley, rotated, with useless variables) through Nevergrad's own
+experiment machinery (``nevergrad.benchmark.xpbase.Experiment``: one
+optimizer, one function copy, one seed; the loss is the noise-free value at the
+final recommendation) and prints the median loss per optimizer and function.
+
+``nevergrad.benchmark``'s package ``__init__`` imports every experiment plan,
+which needs optional packages (``cv2``, ``gym``, ...) that an offline
+installation lacks. :func:`load_experiment_class` then loads the one module
+that defines ``Experiment`` without running that ``__init__``; the class and
+the rows it produces are Nevergrad's own. Seeds are cast to ``int`` (Python
+3.11's ``random.seed`` rejects numpy integers).
+
+Usage (small default run, a few minutes on one core)::
+
+    OMP_NUM_THREADS=1 python examples/nevergrad_benchmark.py
+    python examples/nevergrad_benchmark.py --optimizers MSUCB RandomSearch \\
+        --dims 20 100 --budget 100 --seeds 5 --csv results.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import types
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import nevergrad as ng
+import pandas as pd
+from nevergrad.functions import ArtificialFunction
+
+import hdbo_adapters.nevergrad as hdbo_ng
+from hdbo_engine.algorithms import available
+
+FUNCTIONS = ("sphere", "ellipsoid", "cigar", "rastrigin", "ackley")
+BASELINES = ("NGOpt", "CMA", "RandomSearch")
+_ENGINE_NAMES = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}
+
+
+def our_optimizers() -> list[str]:
+    """Registered hdbo names whose engine module is present in this installation."""
+    present = set(available())
+    return [name for name, algo in _ENGINE_NAMES.items() if algo in present]
+
+
+def load_experiment_class() -> type:
+    """``nevergrad.benchmark.xpbase.Experiment``, importable offline (module docstring)."""
+    try:
+        from nevergrad.benchmark.xpbase import Experiment
+        return Experiment
+    except ImportError:
+        pass
+    name = "nevergrad.benchmark"
+    pkg_dir = os.path.join(os.path.dirname(ng.__file__), "benchmark")
+    saved = {k: v for k, v in sys.modules.items() if k == name or k.startswith(name + ".")}
+    for key in saved:
+        del sys.modules[key]
+    stub = types.ModuleType(name)
+    stub.__path__ = [pkg_dir]
+    sys.modules[name] = stub
+    try:
+        xpbase = importlib.import_module(name + ".xpbase")
+    finally:
+        del sys.modules[name]
+        sys.modules.update(saved)
+    if not hasattr(xpbase, "torch"):  # its torch import goes through the optional rl package
+        import torch
+
+        xpbase.torch = torch
+    return xpbase.Experiment
+
+
+def make_function(name: str, dim: int, useless: int | None = None) -> ArtificialFunction:
+    """Rotated ``name`` on ``dim`` useful variables plus ``useless`` (default dim // 2) others."""
+    useless = dim // 2 if useless is None else useless
+    return ArtificialFunction(name, block_dimension=dim, rotation=True, useless_variables=useless)
+
+
+def run_benchmark(
+    optimizers: Sequence[str],
+    functions: Iterable[str] = FUNCTIONS,
+    dims: Iterable[int] = (20,),
+    budget: int = 40,
+    seeds: Iterable[int] = range(3),
+    num_workers: int = 1,
+    useless: int | None = None,
+    verbose: bool = False,
+) -> pd.DataFrame:
+    """One Nevergrad ``Experiment`` per (function, dim, seed, optimizer); rows as Nevergrad's.
+
+    Every optimizer sees the same function instance (same rotation and
+    translation) and seed for a given (function, dim, seed).
+    """
+    Experiment = load_experiment_class()
+    rows: list[dict[str, Any]] = []
+    for dim in dims:
+        for fname in functions:
+            for seed in seeds:
+                seed = int(seed)
+                func = make_function(fname, int(dim), useless)
+                for opt_name in optimizers:
+                    xp = Experiment(func, opt_name, budget=int(budget), num_workers=num_workers,
+                                    seed=seed)
+                    row = xp.run()
+                    if row.get("error"):
+                        raise RuntimeError(f"{opt_name} on {fname} (dim {dim}, seed {seed}) "
+                                           f"failed: {row['error']}")
+                    rows.append(row)
+                    if verbose:
+                        print(f"{fname:9s} dim={dim:<4d} seed={seed} {opt_name:12s} "
+                              f"loss={row['loss']:.4g} time={row['elapsed_time']:.1f}s",
+                              flush=True)
+    return pd.DataFrame(rows)
+
+
+def summarize(df: pd.DataFrame) -> pd.DataFrame:
+    """Median loss per (function, dimension) row and optimizer column."""
+    return df.pivot_table(index=["name", "block_dimension"], columns="optimizer_name",
+                          values="loss", aggfunc="median")
+
+
+def wins_against(df: pd.DataFrame, ours: str, baseline: str = "RandomSearch") -> float:
+    """Fraction of (function, dim, seed) cases where ``ours`` has a lower loss than ``baseline``."""
+    table = df.pivot_table(index=["name", "block_dimension", "seed"], columns="optimizer_name",
+                           values="loss")
+    return float((table[ours] < table[baseline]).mean())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--optimizers", nargs="+", default=None,
+                        help="registry names [ours available + NGOpt CMA RandomSearch]")
+    parser.add_argument("--functions", nargs="+", default=list(FUNCTIONS))
+    parser.add_argument("--dims", nargs="+", type=int, default=[20])
+    parser.add_argument("--useless", type=int, default=None,
+                        help="useless variables per function [dim // 2]")
+    parser.add_argument("--budget", type=int, default=60)
+    parser.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
+    parser.add_argument("--num-workers", type=int, default=1)
+    parser.add_argument("--csv", default=None, help="write the full dataframe here")
+    args = parser.parse_args(argv)
+    optimizers = args.optimizers or [*our_optimizers(), *BASELINES]
+    missing = [o for o in optimizers if o not in ng.optimizers.registry]
+    if missing:
+        parser.error(f"--optimizers: not in nevergrad's registry: {missing}")
+    assert hdbo_ng.MSUCB is not None
+    df = run_benchmark(optimizers, args.functions, args.dims, args.budget, range(args.seeds),
+                       args.num_workers, args.useless, verbose=True)
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+    with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+        print("\nmedian loss (rows: function, dimension; columns: optimizer)")
+        print(summarize(df))
+        print("\nmedian elapsed time per run [s]")
+        print(df.groupby("optimizer_name")["elapsed_time"].median())
+    for name in our_optimizers():
+        if name in optimizers and "RandomSearch" in optimizers:
+            print(f"{name} beats RandomSearch in {wins_against(df, name):.0%} of the cases")
+
+
+if __name__ == "__main__":
+    main()
