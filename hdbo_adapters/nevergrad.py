@@ -109,6 +109,20 @@ _CDF_EPS = 1e-9
 _RESERVED = ("parametrization", "budget", "num_workers", "algorithm", "space")
 
 
+def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, options: dict[str, Any]) -> None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
+    if n_init is not None and (isinstance(n_init, bool)
+                               or not isinstance(n_init, (int, np.integer)) or n_init < 1):
+        raise ValueError(f"n_init: expected an int >= 1 or None, got {n_init!r}")
+    if unbounded not in UNBOUNDED_TRANSFORMS:
+        raise ValueError(f"unbounded: expected one of {UNBOUNDED_TRANSFORMS}, got {unbounded!r}")
+    for key in _RESERVED:
+        if key in options:
+            raise TypeError(f"{key}: set by Nevergrad or the adapter, not an algorithm option")
+
+
 def _unbounded_transform(name: str) -> ng_transforms.Transform:
     return ng_transforms.CumulativeDensity(eps=_CDF_EPS, density=name)
 
@@ -146,15 +160,7 @@ class HDBOOptimizer(ng_base.Optimizer):
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
         if not isinstance(algorithm, str):
             raise TypeError(f"algorithm: expected an engine algorithm name, got {algorithm!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
-            raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
-        if unbounded not in UNBOUNDED_TRANSFORMS:
-            raise ValueError(f"unbounded: expected one of {UNBOUNDED_TRANSFORMS}, "
-                             f"got {unbounded!r}")
-        for key in _RESERVED:
-            if key in options:
-                raise TypeError(f"{key}: set by Nevergrad / the adapter, not an algorithm option")
+        _check_adapter_args(seed, n_init, unbounded, options)
         try:
             self._algorithm_cls: type[EngineOptimizer] = get_algorithm(algorithm)
         except ImportError as err:
@@ -257,9 +263,7 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
     def _setup(self, fixed: dict[str, Any], seed: int | None, n_init: int | None,
                unbounded: str, options: dict[str, Any]) -> None:
-        for key in _RESERVED:
-            if key in options:
-                raise TypeError(f"{key}: not an option of {type(self).__name__}")
+        _check_adapter_args(seed, n_init, unbounded, options)
         # ConfiguredOptimizer.__init__ reads defaults from the signature, which cannot
         # list the engine options; the attributes it sets are set here instead.
         self._OptimizerClass = HDBOOptimizer
