@@ -36,6 +36,10 @@ its ``BO`` use):
   ``0.5 + arctan(x) / pi``, which is the ``ArctanBound(0, 1)`` map Nevergrad's
   ``Normalizer`` uses by default, with heavy tails (faces at about +-3e8).
   Told points outside that reach are clipped onto the cube's faces.
+  ``unbounded_scale`` (default 1.0) multiplies the standardized data of the
+  transform (Nevergrad's ``CumulativeDensity(scale=...)``): a value below 1
+  concentrates the initial design and the cube around the initial value
+  (the "recentering" idea of Nevergrad's samplers); 1.0 keeps Nevergrad's prior.
 * **mixed instrumentations** (``Instrumentation``, ``Dict``, ``Tuple``) are
   mapped block by block. Int-cast scalars (``set_integer_casting``) and
   ``Choice``/``TransitionChoice`` are handled by Nevergrad's own continuous
@@ -109,7 +113,8 @@ _CDF_EPS = 1e-9
 _RESERVED = ("parametrization", "budget", "num_workers", "algorithm", "space")
 
 
-def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, options: dict[str, Any]) -> None:
+def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, unbounded_scale: Any,
+                        options: dict[str, Any]) -> None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                              or seed < 0):
         raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
@@ -118,13 +123,16 @@ def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, options: dict[st
         raise ValueError(f"n_init: expected an int >= 1 or None, got {n_init!r}")
     if unbounded not in UNBOUNDED_TRANSFORMS:
         raise ValueError(f"unbounded: expected one of {UNBOUNDED_TRANSFORMS}, got {unbounded!r}")
+    if (isinstance(unbounded_scale, bool) or not isinstance(unbounded_scale, (int, float))
+            or not np.isfinite(unbounded_scale) or unbounded_scale <= 0):
+        raise ValueError(f"unbounded_scale: expected a finite number > 0, got {unbounded_scale!r}")
     for key in _RESERVED:
         if key in options:
             raise TypeError(f"{key}: set by Nevergrad or the adapter, not an algorithm option")
 
 
-def _unbounded_transform(name: str) -> ng_transforms.Transform:
-    return ng_transforms.CumulativeDensity(eps=_CDF_EPS, density=name)
+def _unbounded_transform(name: str, scale: float) -> ng_transforms.Transform:
+    return ng_transforms.CumulativeDensity(eps=_CDF_EPS, scale=scale, density=name)
 
 
 class HDBOOptimizer(ng_base.Optimizer):
@@ -141,6 +149,8 @@ class HDBOOptimizer(ng_base.Optimizer):
         ``max(1, budget // 2)`` [None].
     unbounded: bounding transform for unbounded arrays, "gaussian" or "cauchy"
         ["gaussian"].
+    unbounded_scale: scale of that transform in standardized units [1.0, i.e.
+        Nevergrad's standard-normal prior].
     **options: keyword arguments of the engine algorithm (e.g. ``d``, ``alpha``
         for MS-UCB).
     """
@@ -155,12 +165,13 @@ class HDBOOptimizer(ng_base.Optimizer):
         seed: int | None = None,
         n_init: int | None = None,
         unbounded: str = "gaussian",
+        unbounded_scale: float = 1.0,
         **options: Any,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
         if not isinstance(algorithm, str):
             raise TypeError(f"algorithm: expected an engine algorithm name, got {algorithm!r}")
-        _check_adapter_args(seed, n_init, unbounded, options)
+        _check_adapter_args(seed, n_init, unbounded, unbounded_scale, options)
         try:
             self._algorithm_cls: type[EngineOptimizer] = get_algorithm(algorithm)
         except ImportError as err:
@@ -169,9 +180,10 @@ class HDBOOptimizer(ng_base.Optimizer):
                 f"imported in this installation ({err})"
             ) from err
         self.algorithm = self._algorithm_cls.name
-        self.unbounded = unbounded
+        self.unbounded, self.unbounded_scale = unbounded, float(unbounded_scale)
         self._normalizer = ng_helpers.Normalizer(
-            self.parametrization, unbounded_transform=_unbounded_transform(unbounded)
+            self.parametrization,
+            unbounded_transform=_unbounded_transform(unbounded, self.unbounded_scale),
         )
         if not ng_helpers.analyze(self.parametrization).deterministic:
             warnings.warn(
@@ -258,19 +270,20 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
     def __init__(self, algorithm: str = "msucb", *, seed: int | None = None,
                  n_init: int | None = None, unbounded: str = "gaussian",
-                 **options: Any) -> None:
-        self._setup({"algorithm": algorithm}, seed, n_init, unbounded, options)
+                 unbounded_scale: float = 1.0, **options: Any) -> None:
+        self._setup({"algorithm": algorithm}, seed, n_init, unbounded, unbounded_scale, options)
 
     def _setup(self, fixed: dict[str, Any], seed: int | None, n_init: int | None,
-               unbounded: str, options: dict[str, Any]) -> None:
-        _check_adapter_args(seed, n_init, unbounded, options)
+               unbounded: str, unbounded_scale: float, options: dict[str, Any]) -> None:
+        _check_adapter_args(seed, n_init, unbounded, unbounded_scale, options)
         # ConfiguredOptimizer.__init__ reads defaults from the signature, which cannot
         # list the engine options; the attributes it sets are set here instead.
         self._OptimizerClass = HDBOOptimizer
         self._as_config = False
         self._config = {**fixed, "seed": seed, "n_init": n_init, "unbounded": unbounded,
-                        **options}
-        defaults = {"algorithm": "msucb", "seed": None, "n_init": None, "unbounded": "gaussian"}
+                        "unbounded_scale": unbounded_scale, **options}
+        defaults = {"algorithm": "msucb", "seed": None, "n_init": None, "unbounded": "gaussian",
+                    "unbounded_scale": 1.0}
         shown = {k: v for k, v in self._config.items() if k not in defaults or v != defaults[k]}
         params = ", ".join(f"{k}={v!r}" for k, v in sorted(shown.items()))
         self.name = f"{type(self).__name__}({params})"
@@ -289,8 +302,9 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
 class _FixedAlgorithmFamily(ParametrizedHDBO):
     def __init__(self, *, seed: int | None = None, n_init: int | None = None,
-                 unbounded: str = "gaussian", **options: Any) -> None:
-        self._setup({}, seed, n_init, unbounded, options)
+                 unbounded: str = "gaussian", unbounded_scale: float = 1.0,
+                 **options: Any) -> None:
+        self._setup({}, seed, n_init, unbounded, unbounded_scale, options)
 
 
 class ParametrizedMSUCB(_FixedAlgorithmFamily):

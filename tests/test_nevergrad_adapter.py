@@ -139,6 +139,15 @@ def test_unbounded_arrays_use_the_documented_transform(unbounded: str) -> None:
                                                                              abs=1e-8)
 
 
+def test_unbounded_scale_shrinks_the_transform() -> None:
+    family = H.ParametrizedMSUCB(unbounded_scale=0.5)
+    assert repr(family) == "ParametrizedMSUCB(unbounded_scale=0.5)"
+    opt = family(ng.p.Array(init=[2.0, 0.0]), budget=10)
+    np.testing.assert_allclose(opt.from_unit([0.5, norm.cdf(1.0)]), [0.0, 0.5], atol=1e-12)
+    with pytest.raises(ValueError, match="unbounded_scale"):
+        H.ParametrizedMSUCB(unbounded_scale=0)
+
+
 def _mixed_parametrization() -> ng.p.Instrumentation:
     return ng.p.Instrumentation(
         ng.p.Array(shape=(2,), lower=-1.0, upper=1.0),
