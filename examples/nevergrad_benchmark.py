@@ -51,29 +51,29 @@ def our_optimizers() -> list[str]:
 
 def load_experiment_class() -> type:
     """``nevergrad.benchmark.xpbase.Experiment``, importable offline (module docstring)."""
-    try:
-        from nevergrad.benchmark.xpbase import Experiment
-        return Experiment
-    except ImportError:
-        pass
     name = "nevergrad.benchmark"
-    pkg_dir = os.path.join(os.path.dirname(ng.__file__), "benchmark")
-    saved = {k: v for k, v in sys.modules.items() if k == name or k.startswith(name + ".")}
-    for key in saved:
-        del sys.modules[key]
-    stub = types.ModuleType(name)
-    stub.__path__ = [pkg_dir]
-    sys.modules[name] = stub
-    try:
-        xpbase = importlib.import_module(name + ".xpbase")
-    finally:
-        del sys.modules[name]
-        sys.modules.update(saved)
+    xpbase = sys.modules.get(name + ".xpbase")
+    if xpbase is None:
+        try:
+            xpbase = importlib.import_module(name + ".xpbase")
+        except ImportError:  # an optional dependency of the package __init__ is missing
+            xpbase = sys.modules.get(name + ".xpbase") or _import_without_package_init(name)
     if not hasattr(xpbase, "torch"):  # its torch import goes through the optional rl package
         import torch
 
         xpbase.torch = torch
     return xpbase.Experiment
+
+
+def _import_without_package_init(package: str) -> types.ModuleType:
+    """Import ``package.xpbase`` with a bare stand-in for ``package`` (no ``__init__`` run)."""
+    stub = types.ModuleType(package)
+    stub.__path__ = [os.path.join(os.path.dirname(ng.__file__), "benchmark")]
+    sys.modules[package] = stub
+    try:
+        return importlib.import_module(package + ".xpbase")
+    finally:
+        del sys.modules[package]
 
 
 def make_function(name: str, dim: int, useless: int | None = None) -> ArtificialFunction:
