@@ -68,15 +68,20 @@ Ask/tell
   Nevergrad's archive (``minimum`` for deterministic parametrizations,
   ``pessimistic`` otherwise), the same rule as for Nevergrad's own
   model-based optimizers.
-* ``n_init`` (initial uniform design) defaults to the algorithm's own default,
-  capped at ``max(1, budget // 2)`` when the budget is known so that very small
-  budgets still get model-based steps.
+* ``n_init`` (initial uniform design): None leaves it to the algorithm (its
+  default, possibly budget-dependent such as GO-UCB's ``ceil(sqrt(T))``); a
+  budget below it means random search only.
 * Seeding: ``seed=None`` (default) draws the engine seed from
   ``optimizer.parametrization.random_state`` at the first ask or tell, so
   Nevergrad's usual ``optimizer.parametrization.random_state.seed(12)`` after
   construction makes runs reproducible; an explicit ``seed`` gives the same
   proposals as the native engine loop with that seed.
-* The optimizer is picklable (``dump`` / ``load``).
+* Pickling (``dump`` / ``load``): the engine is stored as its history (seed,
+  told points, values and metas in order, pending points) and rebuilt with
+  ``Optimizer.from_history`` on load, the engine's contract for continuing in
+  a new process (DESIGN.md); this also covers engines holding unpicklable
+  objects (e.g. torch modules). The next proposal after a load equals the one
+  the original optimizer would make.
 """
 
 from __future__ import annotations
@@ -145,8 +150,7 @@ class HDBOOptimizer(ng_base.Optimizer):
         goucb, bkb, gpucb, random) ["msucb"].
     seed: engine seed; None draws it from the parametrization's random state
         at first use [None].
-    n_init: initial uniform design; None = the algorithm's default capped at
-        ``max(1, budget // 2)`` [None].
+    n_init: initial uniform design; None = the algorithm's default [None].
     unbounded: bounding transform for unbounded arrays, "gaussian" or "cauchy"
         ["gaussian"].
     unbounded_scale: scale of that transform in standardized units [1.0, i.e.
@@ -194,9 +198,9 @@ class HDBOOptimizer(ng_base.Optimizer):
                 ng_errors.InefficientSettingsWarning,
                 stacklevel=2,
             )
-        if n_init is None and budget is not None:
-            n_init = min(self._algorithm_cls.default_n_init, max(1, int(budget) // 2))
-        self._engine_kwargs: dict[str, Any] = dict(options, budget=budget, n_init=n_init)
+        self._engine_kwargs: dict[str, Any] = dict(options, budget=budget)
+        if n_init is not None:
+            self._engine_kwargs["n_init"] = n_init
         # Validate the options now (engine constructors raise ValueError / TypeError).
         self._algorithm_cls(self.dimension, seed=0, **self._engine_kwargs)
         self._seed = None if seed is None else int(seed)
@@ -226,6 +230,31 @@ class HDBOOptimizer(ng_base.Optimizer):
         """The value told to the engine: NaN / inf / clipped losses become failures (inf)."""
         loss = float(loss)
         return loss if np.isfinite(loss) and loss < NEVERGRAD_LOSS_CLIP else float("inf")
+
+    # --------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        engine = state.pop("_engine")
+        state["_engine_history"] = None if engine is None else {
+            "seed": engine.seed,
+            "X": engine.X.copy(),
+            "y": engine.y.copy(),
+            "metas": [dict(m) for m in engine.metas],
+            "pending": [(p.x.copy(), dict(p.meta)) for p in engine._pending],
+        }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        history = state.pop("_engine_history", None)
+        self.__dict__.update(state)
+        self._engine = None
+        if history is not None:
+            engine = self._algorithm_cls.from_history(
+                self.dimension, history["X"], history["y"], history["metas"],
+                seed=history["seed"], **self._engine_kwargs)
+            for x, meta in history["pending"]:
+                engine.add_pending(x, meta)
+            self._engine = engine
 
     # ------------------------------------------------------ nevergrad hooks
     def _internal_ask_candidate(self) -> ng_p.Parameter:

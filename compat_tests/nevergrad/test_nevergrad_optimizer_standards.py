@@ -10,6 +10,8 @@ settings those tests use:
 * minimal budgets, the ``test_optimizers_minimal`` targets (1-d, bounded and
   unbounded), ``test_infnan``'s ``buggy_function``, ``test_parametrization_offset``
   and ``test_optim_pickle``;
+* smaller budgets than Nevergrad's in the default suite (GO-UCB costs about a
+  second per ask); Nevergrad's own budgets in the ``slow`` variants;
 * recommendation reproducibility for a fixed seed against
   ``recommendations.csv`` (``test_optimizers_recommendation``'s protocol).
   Regenerate the file after an intended change with::
@@ -18,7 +20,7 @@ settings those tests use:
           compat_tests/nevergrad -k recommendation
 
 Long versions (Nevergrad's budgets: 300 for ``check_optimizer``, 100 for the
-minimal targets) are marked ``slow``.
+minimal targets, 70 for inf/nan) are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ def _targets() -> list[tuple[ng.p.Parameter, object, float, float]]:
     ]
 
 
-def _check_minimal(name: str, budget: int) -> None:
-    for param, func, low, high in _targets():
+def _check_minimal(name: str, budget: int, bounded_only: bool = False) -> None:
+    for param, func, low, high in _targets()[2 if bounded_only else 0:]:
         opt = optimizer_cls(name)(param, budget)
         opt.parametrization.random_state.seed(0)
         with testing.suppress_nevergrad_warnings():
@@ -86,9 +88,9 @@ def _check_minimal(name: str, budget: int) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_optimizers_minimal_targets_small_budget(name: str) -> None:
-    """``test_optimizers_minimal``'s 1-d targets and tolerances at budget 40."""
-    _check_minimal(name, 40)
+def test_optimizers_minimal_bounded_targets_small_budget(name: str) -> None:
+    """``test_optimizers_minimal``'s bounded 1-d targets and tolerances at budget 20."""
+    _check_minimal(name, 20, bounded_only=True)
 
 
 @pytest.mark.slow
@@ -101,14 +103,28 @@ def test_optimizers_minimal_targets(name: str) -> None:
 # --------------------------------------------------------------- inf and nan
 @pytest.mark.parametrize("name", NAMES)
 def test_infnan(name: str) -> None:
-    """``test_infnan``: NaN/inf regions, budget 70; the recommendation must be good."""
-    opt = optimizer_cls(name)(parametrization=2, budget=70)
+    """``test_infnan``: NaN/inf regions; the recommendation must be good.
+
+    Nevergrad's budget is 70 (the ``slow`` variant); 25 here, with a 5-point
+    initial design so that most evaluations are model-based.
+    """
+    _check_infnan(H.REGISTERED[name](n_init=5), 25)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_infnan_nevergrad_budget(name: str) -> None:
+    _check_infnan(optimizer_cls(name), 70)
+
+
+def _check_infnan(family: ng.optimizers.base.ConfiguredOptimizer, budget: int) -> None:
+    opt = family(parametrization=2, budget=budget)
     opt.parametrization.random_state.seed(0)
     with testing.suppress_nevergrad_warnings():
         recom = opt.minimize(buggy_function)
     assert buggy_function(recom.value) < 2.0
     assert np.isinf(opt.engine.y).any()  # failures were recorded as failures
-    assert opt.engine.n_told == 70
+    assert opt.engine.n_told == budget
 
 
 # ------------------------------------------------------ parametrization offset
@@ -147,13 +163,15 @@ def test_optim_pickle(name: str) -> None:
 
 # ------------------------------------------------------------ reproducibility
 def _recommendation(name: str) -> np.ndarray:
-    """``test_optimizers_recommendation``'s protocol, budget 12 (6 initial + 6 model steps)."""
+    """``test_optimizers_recommendation``'s protocol: dimension 4, seed 12 set on the
+    parametrization's random state; budget 12 with a 6-point initial design."""
     budget, dimension = 12, 4
     fitness = Fitness([0.5, -0.8, 0, 4])
     with testing.suppress_nevergrad_warnings():
-        optim = optimizer_cls(name)(parametrization=dimension, budget=budget, num_workers=1)
+        family = H.REGISTERED[name](n_init=6)
+        optim = family(parametrization=dimension, budget=budget, num_workers=1)
         optim.parametrization.random_state.seed(12)
-        assert optim.name == name
+        assert optim.name == repr(family)
         recom = optim.minimize(fitness)
     return np.asarray(recom.value, dtype=float)
 
