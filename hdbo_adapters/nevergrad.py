@@ -128,12 +128,26 @@ def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, unbounded_scale:
         raise ValueError(f"n_init: expected an int >= 1 or None, got {n_init!r}")
     if unbounded not in UNBOUNDED_TRANSFORMS:
         raise ValueError(f"unbounded: expected one of {UNBOUNDED_TRANSFORMS}, got {unbounded!r}")
-    if (isinstance(unbounded_scale, bool) or not isinstance(unbounded_scale, (int, float))
+    if unbounded_scale != "auto" and (
+            isinstance(unbounded_scale, bool) or not isinstance(unbounded_scale, (int, float))
             or not np.isfinite(unbounded_scale) or unbounded_scale <= 0):
-        raise ValueError(f"unbounded_scale: expected a finite number > 0, got {unbounded_scale!r}")
+        raise ValueError(f"unbounded_scale: expected 'auto' or a finite number > 0, "
+                         f"got {unbounded_scale!r}")
     for key in _RESERVED:
         if key in options:
             raise TypeError(f"{key}: set by Nevergrad or the adapter, not an algorithm option")
+
+
+def auto_scale(budget: int | None, dimension: int) -> float:
+    """Nevergrad's ``MetaRecentering`` rule ``(1 + log budget) / (4 log D)``; 1.0 if undefined.
+
+    The rule of ``nevergrad.optimization.oneshot.SamplingSearch(autorescale=True)``
+    (Cauwet et al., "Fully parallel hyperparameter search: reshaped space-filling",
+    ICML 2020) for sampling an unbounded standardized space with a small budget.
+    """
+    if budget is None or dimension < 2:
+        return 1.0
+    return float((1.0 + np.log(budget)) / (4.0 * np.log(dimension)))
 
 
 def _unbounded_transform(name: str, scale: float) -> ng_transforms.Transform:
@@ -169,7 +183,7 @@ class HDBOOptimizer(ng_base.Optimizer):
         seed: int | None = None,
         n_init: int | None = None,
         unbounded: str = "gaussian",
-        unbounded_scale: float = 1.0,
+        unbounded_scale: float | str = 1.0,
         **options: Any,
     ) -> None:
         super().__init__(parametrization, budget=budget, num_workers=num_workers)
@@ -184,7 +198,9 @@ class HDBOOptimizer(ng_base.Optimizer):
                 f"imported in this installation ({err})"
             ) from err
         self.algorithm = self._algorithm_cls.name
-        self.unbounded, self.unbounded_scale = unbounded, float(unbounded_scale)
+        self.unbounded = unbounded
+        self.unbounded_scale = (auto_scale(budget, self.dimension) if unbounded_scale == "auto"
+                                else float(unbounded_scale))
         self._normalizer = ng_helpers.Normalizer(
             self.parametrization,
             unbounded_transform=_unbounded_transform(unbounded, self.unbounded_scale),
@@ -299,11 +315,12 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
     def __init__(self, algorithm: str = "msucb", *, seed: int | None = None,
                  n_init: int | None = None, unbounded: str = "gaussian",
-                 unbounded_scale: float = 1.0, **options: Any) -> None:
+                 unbounded_scale: float | str = 1.0, **options: Any) -> None:
         self._setup({"algorithm": algorithm}, seed, n_init, unbounded, unbounded_scale, options)
 
     def _setup(self, fixed: dict[str, Any], seed: int | None, n_init: int | None,
-               unbounded: str, unbounded_scale: float, options: dict[str, Any]) -> None:
+               unbounded: str, unbounded_scale: float | str,
+               options: dict[str, Any]) -> None:
         _check_adapter_args(seed, n_init, unbounded, unbounded_scale, options)
         # ConfiguredOptimizer.__init__ reads defaults from the signature, which cannot
         # list the engine options; the attributes it sets are set here instead.
@@ -331,7 +348,7 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
 class _FixedAlgorithmFamily(ParametrizedHDBO):
     def __init__(self, *, seed: int | None = None, n_init: int | None = None,
-                 unbounded: str = "gaussian", unbounded_scale: float = 1.0,
+                 unbounded: str = "gaussian", unbounded_scale: float | str = 1.0,
                  **options: Any) -> None:
         self._setup({}, seed, n_init, unbounded, unbounded_scale, options)
 

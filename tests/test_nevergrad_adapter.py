@@ -148,6 +148,19 @@ def test_unbounded_scale_shrinks_the_transform() -> None:
         H.ParametrizedMSUCB(unbounded_scale=0)
 
 
+def test_auto_scale_is_nevergrads_metarecentering_rule() -> None:
+    assert H.auto_scale(100, 30) == pytest.approx((1 + np.log(100)) / (4 * np.log(30)))
+    assert H.auto_scale(None, 30) == 1.0 and H.auto_scale(100, 1) == 1.0
+    opt = H.ParametrizedMSUCB(unbounded_scale="auto")(30, budget=100)
+    assert opt.unbounded_scale == pytest.approx(H.auto_scale(100, 30))
+    np.testing.assert_allclose(opt.from_unit(np.full(30, norm.cdf(1.0)))[0],
+                               H.auto_scale(100, 30), rtol=1e-9)
+    # MetaRecentering (Nevergrad's recentered sampler) uses the same transform
+    ref = ng.optimizers.registry["MetaRecentering"](30, budget=100)
+    ref.ask()
+    assert ref.scale == pytest.approx(opt.unbounded_scale)
+
+
 def _mixed_parametrization() -> ng.p.Instrumentation:
     return ng.p.Instrumentation(
         ng.p.Array(shape=(2,), lower=-1.0, upper=1.0),
