@@ -122,7 +122,7 @@ def test_bounded_arrays_map_exactly() -> None:
 @pytest.mark.parametrize("unbounded", ["gaussian", "cauchy"])
 def test_unbounded_arrays_use_the_documented_transform(unbounded: str) -> None:
     param = ng.p.Array(init=[5.0, -1.0, 0.0])
-    opt = H.HDBOOptimizer(param, budget=10, unbounded=unbounded)
+    opt = H.HDBOOptimizer(param, budget=10, unbounded=unbounded, unbounded_scale=1.0)
     dist = norm if unbounded == "gaussian" else __import__("scipy.stats").stats.cauchy
     u = np.array([0.5, 0.2, 0.9])
     data = opt.from_unit(u)
@@ -151,7 +151,7 @@ def test_unbounded_scale_shrinks_the_transform() -> None:
 def test_auto_scale_is_nevergrads_metarecentering_rule() -> None:
     assert H.auto_scale(100, 30) == pytest.approx((1 + np.log(100)) / (4 * np.log(30)))
     assert H.auto_scale(None, 30) == 1.0 and H.auto_scale(100, 1) == 1.0
-    opt = H.ParametrizedMSUCB(unbounded_scale="auto")(30, budget=100)
+    opt = H.ParametrizedMSUCB()(30, budget=100)  # "auto" is the default
     assert opt.unbounded_scale == pytest.approx(H.auto_scale(100, 30))
     np.testing.assert_allclose(opt.from_unit(np.full(30, norm.cdf(1.0)))[0],
                                H.auto_scale(100, 30), rtol=1e-9)
@@ -226,7 +226,7 @@ def test_same_points_as_native_engine_loop(algorithm: str) -> None:
 
 def test_same_points_as_native_loop_through_the_unbounded_transform() -> None:
     dim, budget, seed = 3, 10, 2
-    opt = H.ParametrizedMSUCB(seed=seed, n_init=5)(dim, budget=budget)
+    opt = H.ParametrizedMSUCB(seed=seed, n_init=5, unbounded_scale=1.0)(dim, budget=budget)
     datas = []
     for _ in range(budget):
         cand = opt.ask()
