@@ -6,6 +6,11 @@ rastrigin, ackley, rotated, with useless variables) through Nevergrad's own
 experiment machinery (``nevergrad.benchmark.xpbase.Experiment``: one
 optimizer, one function copy, one seed; the loss is the noise-free value at the
 final recommendation) and prints the median loss per optimizer and function.
+Besides NGOpt, CMA and RandomSearch it runs MetaRecentering, Nevergrad's
+random sampling with the recentered scale that our optimizers use by default
+for unbounded variables (``unbounded_scale="auto"``), so that the gain of the
+model over the recentered prior is visible; ``--unbounded-scale 1`` runs ours
+on Nevergrad's unscaled prior instead.
 
 ``nevergrad.benchmark``'s package ``__init__`` imports every experiment plan,
 which needs optional packages (``cv2``, ``gym``, ...) that an offline
@@ -39,7 +44,7 @@ import hdbo_adapters.nevergrad as hdbo_ng
 from hdbo_engine.algorithms import available
 
 FUNCTIONS = ("sphere", "ellipsoid", "cigar", "rastrigin", "ackley")
-BASELINES = ("NGOpt", "CMA", "RandomSearch")
+BASELINES = ("NGOpt", "CMA", "MetaRecentering", "RandomSearch")
 _ENGINE_NAMES = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}
 
 
@@ -91,11 +96,13 @@ def run_benchmark(
     num_workers: int = 1,
     useless: int | None = None,
     verbose: bool = False,
+    unbounded_scale: float | str | None = None,
 ) -> pd.DataFrame:
     """One Nevergrad ``Experiment`` per (function, dim, seed, optimizer); rows as Nevergrad's.
 
     Every optimizer sees the same function instance (same rotation and
-    translation) and seed for a given (function, dim, seed).
+    translation) and seed for a given (function, dim, seed). ``unbounded_scale``
+    (if given) is passed to our optimizers (registry names kept).
     """
     Experiment = load_experiment_class()
     rows: list[dict[str, Any]] = []
@@ -105,7 +112,11 @@ def run_benchmark(
                 seed = int(seed)
                 func = make_function(fname, int(dim), useless)
                 for opt_name in optimizers:
-                    xp = Experiment(func, opt_name, budget=int(budget), num_workers=num_workers,
+                    optimizer: Any = opt_name
+                    if unbounded_scale is not None and opt_name in hdbo_ng.REGISTERED:
+                        family = hdbo_ng.REGISTERED[opt_name](unbounded_scale=unbounded_scale)
+                        optimizer = family.set_name(opt_name)
+                    xp = Experiment(func, optimizer, budget=int(budget), num_workers=num_workers,
                                     seed=seed)
                     row = xp.run()
                     if row.get("error"):
@@ -143,15 +154,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds (0..n-1)")
     parser.add_argument("--num-workers", type=int, default=1)
+    parser.add_argument("--unbounded-scale", default=None,
+                        help="our optimizers' unbounded_scale: 'auto' [default] or a number")
     parser.add_argument("--csv", default=None, help="write the full dataframe here")
     args = parser.parse_args(argv)
     optimizers = args.optimizers or [*our_optimizers(), *BASELINES]
     missing = [o for o in optimizers if o not in ng.optimizers.registry]
     if missing:
         parser.error(f"--optimizers: not in nevergrad's registry: {missing}")
-    assert hdbo_ng.MSUCB is not None
+    scale = args.unbounded_scale
+    if scale is not None and scale != "auto":
+        scale = float(scale)
     df = run_benchmark(optimizers, args.functions, args.dims, args.budget, range(args.seeds),
-                       args.num_workers, args.useless, verbose=True)
+                       args.num_workers, args.useless, verbose=True, unbounded_scale=scale)
     if args.csv:
         df.to_csv(args.csv, index=False)
     with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
