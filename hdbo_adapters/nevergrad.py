@@ -69,7 +69,8 @@ Ask/tell
   ``LossTooLargeWarning``) and its archive ranks them last. The adapter tells
   the engine any loss ``>= 5e20`` or non-finite as a *failed* evaluation, so
   the engine imputes the worst finite loss seen instead of fitting its model
-  to ``5e20``.
+  to ``5e20``. ``-inf`` (which Nevergrad passes through and its archive ranks
+  first) is also a failure for the engine's model, whose values must be finite.
 * ``provide_recommendation`` / ``recommend``: the best told candidate from
   Nevergrad's archive (``minimum`` for deterministic parametrizations,
   ``pessimistic`` otherwise), the same rule as for Nevergrad's own
@@ -114,6 +115,7 @@ __all__ = [
     "ParametrizedGOUCB",
     "ParametrizedBKB",
     "REGISTERED",
+    "auto_scale",
     "register",
 ]
 
