@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         df.to_csv(args.csv, index=False)
     with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
         print("\nmedian loss (rows: function, dimension; columns: optimizer)")
-        print(summarize(df))
+        print(summarize(df).to_string())
         print("\nmedian elapsed time per run [s]")
         print(df.groupby("optimizer_name")["elapsed_time"].median())
     for name in our_optimizers():
