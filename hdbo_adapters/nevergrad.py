@@ -38,8 +38,8 @@ its ``BO`` use):
   Told points outside that reach are clipped onto the cube's faces.
 * ``unbounded_scale="auto"`` (default) takes ``scale`` from Nevergrad's
   ``MetaRecentering`` rule, ``(1 + log budget) / (4 log D)``
-  (``oneshot.SamplingSearch(autorescale=True)``; 1.0 without a budget or for
-  ``D = 1``): with a small budget in many dimensions the design is
+  (``oneshot.SamplingSearch(autorescale=True)``) capped at 1 (1.0 without a
+  budget or for ``D = 1``): with a small budget in many dimensions the design is
   concentrated around the initial value. Measured reason for this default
   (``examples/nevergrad_benchmark.py``): with ``scale = 1`` the algorithms'
   model-based proposals put coordinates on the cube's faces, i.e. 6 standard
@@ -149,15 +149,19 @@ def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, unbounded_scale:
 
 
 def auto_scale(budget: int | None, dimension: int) -> float:
-    """Nevergrad's ``MetaRecentering`` rule ``(1 + log budget) / (4 log D)``; 1.0 if undefined.
+    """Nevergrad's ``MetaRecentering`` rule ``(1 + log budget) / (4 log D)``, capped at 1.
 
     The rule of ``nevergrad.optimization.oneshot.SamplingSearch(autorescale=True)``
     (Cauwet et al., "Fully parallel hyperparameter search: reshaped space-filling",
     ICML 2020) for sampling an unbounded standardized space with a small budget.
+    The cap (not in Nevergrad) keeps the cube within Nevergrad's standard prior
+    when the budget is large for the dimension (e.g. 300 evaluations in 2-d
+    would give 2.4, spreading a model's resolution over +-14 standard
+    deviations). 1.0 without a budget or for ``D = 1``.
     """
     if budget is None or dimension < 2:
         return 1.0
-    return float((1.0 + np.log(budget)) / (4.0 * np.log(dimension)))
+    return float(min(1.0, (1.0 + np.log(budget)) / (4.0 * np.log(dimension))))
 
 
 def _unbounded_transform(name: str, scale: float) -> ng_transforms.Transform:

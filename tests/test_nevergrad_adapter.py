@@ -151,6 +151,7 @@ def test_unbounded_scale_shrinks_the_transform() -> None:
 def test_auto_scale_is_nevergrads_metarecentering_rule() -> None:
     assert H.auto_scale(100, 30) == pytest.approx((1 + np.log(100)) / (4 * np.log(30)))
     assert H.auto_scale(None, 30) == 1.0 and H.auto_scale(100, 1) == 1.0
+    assert H.auto_scale(300, 2) == 1.0  # capped: Nevergrad's rule would give 2.4
     opt = H.ParametrizedMSUCB()(30, budget=100)  # "auto" is the default
     assert opt.unbounded_scale == pytest.approx(H.auto_scale(100, 30))
     np.testing.assert_allclose(opt.from_unit(np.full(30, norm.cdf(1.0)))[0],
