@@ -68,11 +68,17 @@ Parallel and distributed use
   (SQLite, JournalFileStorage, any RDB URL) rebuilds the same optimizer and
   continues the study exactly where it stood. Pass the same ``seed`` to every
   worker for that; ``seed=None`` draws one per sampler.
-* A RUNNING trial of another process that has not stored its proposal yet
-  (it is being sampled right now) cannot be a pending point; then the ask
-  generator is salted with the trial number (``Optimizer.ask(salt=...)``) so
-  that two processes that see the same state still draw different random
-  numbers.
+* Processes take turns: a trial entering relative sampling first marks
+  itself (system attr ``hdbo:asking``), then waits until every lower-numbered
+  RUNNING trial marked by another sampler has stored its proposal (at most
+  ``pending_wait_s`` [60] seconds after that trial's mark, so a crashed
+  worker delays nobody for long). So a proposal made while another is being
+  computed sees it as pending instead of duplicating it.
+* A RUNNING trial whose point is still unknown after that (created but not
+  yet marked, or sampled only by the independent sampler so far) cannot be a
+  pending point; then the ask generator is salted with the trial number
+  (``Optimizer.ask(salt=...)``) so that two processes that see the same state
+  still draw different random numbers.
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
@@ -89,6 +95,8 @@ import hashlib
 import json
 import math
 import threading
+import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -112,12 +120,13 @@ from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
 __all__ = [
     "HDBOSampler", "MSUCBSampler", "CobBOSampler", "GOUCBSampler", "BKBSampler",
-    "ATTR_X", "ATTR_META", "ATTR_SPACE",
+    "ATTR_X", "ATTR_META", "ATTR_SPACE", "ATTR_ASKING",
 ]
 
 ATTR_X = "hdbo:x"
 ATTR_META = "hdbo:meta"
 ATTR_SPACE = "hdbo:space"
+ATTR_ASKING = "hdbo:asking"
 
 
 # ----------------------------------------------------------------- codec
@@ -250,7 +259,12 @@ class HDBOSampler(BaseSampler):
         [``RandomSampler(seed=seed)``].
     **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,
         ``d`` for MS-UCB); checked by the algorithm at the first relative sample.
+
+    ``pending_wait_s`` [60.0] bounds how long an ask waits for another
+    process's proposal in progress (module docstring); set it on the instance.
     """
+
+    pending_wait_s: float = 60.0
 
     def __init__(
         self,
@@ -285,6 +299,7 @@ class HDBOSampler(BaseSampler):
         self._search_spaces: dict[tuple[int, int], IntersectionSearchSpace] = {}
         self._cache: _EngineCache | None = None
         self._told_memo: dict[tuple[Any, ...], _Entry | None] = {}
+        self._token = uuid.uuid4().hex
 
     # ------------------------------------------------------------ plumbing
     @property
@@ -307,6 +322,7 @@ class HDBOSampler(BaseSampler):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        self._token = uuid.uuid4().hex
 
     def reseed_rng(self) -> None:
         with self._lock:
@@ -350,25 +366,54 @@ class HDBOSampler(BaseSampler):
         free = {n: d for n, d in search_space.items() if not d.single()}
         if not free:
             return constants
+        storage = study._storage
         with self._lock:
             codec = _Codec(free)
-            history, pending, unknown = self._read_study(study, trial, codec)
-            optimizer = self._optimizer(codec, history)
-            for x, meta in pending:
-                optimizer.add_pending(x, meta)
-            (proposal,) = optimizer.ask(salt=trial.number if unknown else None)
-            x = proposal.x.copy()
-            fixed = trial.system_attrs.get("fixed_params", {})
-            if fixed:  # the evaluated point keeps the user's fixed values
-                values = codec.decode(x)
-                values.update({n: v for n, v in fixed.items() if n in values})
-                fixed_x = codec.encode(values)
-                x = x if fixed_x is None else fixed_x
-            storage = study._storage
-            storage.set_trial_system_attr(trial._trial_id, ATTR_X, [float(v) for v in x])
-            storage.set_trial_system_attr(trial._trial_id, ATTR_META, _jsonable(proposal.meta))
-            storage.set_trial_system_attr(trial._trial_id, ATTR_SPACE, codec.key)
+            storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING,
+                                          [self._token, time.time()])
+            done = False
+            try:
+                self._wait_for_earlier_asks(study, trial)
+                history, pending, unknown = self._read_study(study, trial, codec)
+                optimizer = self._optimizer(codec, history)
+                for x, meta in pending:
+                    optimizer.add_pending(x, meta)
+                (proposal,) = optimizer.ask(salt=trial.number if unknown else None)
+                x = proposal.x.copy()
+                fixed = trial.system_attrs.get("fixed_params", {})
+                if fixed:  # the evaluated point keeps the user's fixed values
+                    values = codec.decode(x)
+                    values.update({n: v for n, v in fixed.items() if n in values})
+                    fixed_x = codec.encode(values)
+                    x = x if fixed_x is None else fixed_x
+                storage.set_trial_system_attr(trial._trial_id, ATTR_META,
+                                              _jsonable(proposal.meta))
+                storage.set_trial_system_attr(trial._trial_id, ATTR_SPACE, codec.key)
+                storage.set_trial_system_attr(trial._trial_id, ATTR_X, [float(v) for v in x])
+                done = True
+            finally:
+                if not done:  # nobody should wait for a proposal that will not come
+                    storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
             return {**codec.decode(x), **constants}
+
+    def _wait_for_earlier_asks(self, study: Study, trial: FrozenTrial) -> None:
+        """Wait while a lower-numbered RUNNING trial of another sampler is mid-ask."""
+        storage = study._storage
+        waiting = [t._trial_id for t in study.get_trials(deepcopy=False,
+                                                         states=(TrialState.RUNNING,))
+                   if t.number < trial.number]
+        while waiting:
+            still = []
+            for trial_id in waiting:
+                t = storage.get_trial(trial_id)
+                mark = t.system_attrs.get(ATTR_ASKING)
+                if (t.state == TrialState.RUNNING and ATTR_X not in t.system_attrs
+                        and isinstance(mark, list) and mark[0] != self._token
+                        and time.time() - float(mark[1]) < self.pending_wait_s):
+                    still.append(trial_id)
+            waiting = still
+            if waiting:
+                time.sleep(0.02)
 
     def _read_study(self, study: Study, trial: FrozenTrial, codec: _Codec
                     ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool]:
