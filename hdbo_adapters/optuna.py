@@ -58,8 +58,8 @@ Parallel and distributed use
 * One sampler shared by ``n_jobs > 1`` threads: every sampler method runs
   under one lock.
 * At ask time the proposal (unit-cube point, metadata and a key of the search
-  space) is written to the trial's system attributes ``hdbo:x``,
-  ``hdbo:meta`` and ``hdbo:space``. Every other RUNNING trial is a pending
+  space) is written to the trial's system attribute ``hdbo:proposal``
+  (one write). Every other RUNNING trial is a pending
   point for the engine (``Optimizer.add_pending``): its stored proposal with
   the same space key, else the encoding of its parameters if it has all of
   them. The engine never repeats a pending or told point.
@@ -120,12 +120,10 @@ from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
 __all__ = [
     "HDBOSampler", "MSUCBSampler", "CobBOSampler", "GOUCBSampler", "BKBSampler",
-    "ATTR_X", "ATTR_META", "ATTR_SPACE", "ATTR_ASKING",
+    "ATTR_PROPOSAL", "ATTR_ASKING",
 ]
 
-ATTR_X = "hdbo:x"
-ATTR_META = "hdbo:meta"
-ATTR_SPACE = "hdbo:space"
+ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key}
 ATTR_ASKING = "hdbo:asking"
 
 
@@ -386,10 +384,9 @@ class HDBOSampler(BaseSampler):
                     values.update({n: v for n, v in fixed.items() if n in values})
                     fixed_x = codec.encode(values)
                     x = x if fixed_x is None else fixed_x
-                storage.set_trial_system_attr(trial._trial_id, ATTR_META,
-                                              _jsonable(proposal.meta))
-                storage.set_trial_system_attr(trial._trial_id, ATTR_SPACE, codec.key)
-                storage.set_trial_system_attr(trial._trial_id, ATTR_X, [float(v) for v in x])
+                storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
+                    "x": [float(v) for v in x], "meta": _jsonable(proposal.meta),
+                    "space": codec.key})
                 done = True
             finally:
                 if not done:  # nobody should wait for a proposal that will not come
@@ -407,7 +404,7 @@ class HDBOSampler(BaseSampler):
             for trial_id in waiting:
                 t = storage.get_trial(trial_id)
                 mark = t.system_attrs.get(ATTR_ASKING)
-                if (t.state == TrialState.RUNNING and ATTR_X not in t.system_attrs
+                if (t.state == TrialState.RUNNING and ATTR_PROPOSAL not in t.system_attrs
                         and isinstance(mark, list) and mark[0] != self._token
                         and time.time() - float(mark[1]) < self.pending_wait_s):
                     still.append(trial_id)
@@ -448,13 +445,13 @@ class HDBOSampler(BaseSampler):
     def _trial_point(t: FrozenTrial, codec: _Codec) -> tuple[np.ndarray, dict] | None:
         """(x, meta) of a trial: its stored proposal if its parameters agree, else its params."""
         encoded = codec.encode(t.params)
-        stored = t.system_attrs.get(ATTR_X)
-        if t.system_attrs.get(ATTR_SPACE) == codec.key and stored is not None:
-            x = np.asarray(stored, dtype=float)
+        stored = t.system_attrs.get(ATTR_PROPOSAL)
+        if isinstance(stored, dict) and stored.get("space") == codec.key:
+            x = np.asarray(stored["x"], dtype=float)
             if encoded is None and t.state == TrialState.RUNNING:
-                return x, dict(t.system_attrs.get(ATTR_META, {}))  # params not all set yet
+                return x, dict(stored["meta"])  # its parameters are not all set yet
             if encoded is not None and np.array_equal(codec.encode(codec.decode(x)), encoded):
-                return x, dict(t.system_attrs.get(ATTR_META, {}))
+                return x, dict(stored["meta"])
         return None if encoded is None else (encoded, {})
 
     def _told_entry(self, t: FrozenTrial, codec: _Codec, sign: float) -> _Entry | None:

@@ -12,8 +12,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 from optuna.trial import TrialState
 
 from hdbo_adapters.optuna import (
-    ATTR_META,
-    ATTR_X,
+    ATTR_PROPOSAL,
     BKBSampler,
     CobBOSampler,
     GOUCBSampler,
@@ -48,7 +47,7 @@ def test_generic_sampler_runs_any_registered_algorithm():
         study = optuna.create_study(sampler=HDBOSampler(name, seed=0, n_startup_trials=3))
         study.optimize(quadratic, n_trials=8)
         assert len(study.trials) == 8
-        assert sum(ATTR_X in t.system_attrs for t in study.trials) == 7  # all but the first
+        assert sum(ATTR_PROPOSAL in t.system_attrs for t in study.trials) == 7  # all but the first
 
 
 def test_bad_arguments_name_the_argument():
@@ -83,7 +82,7 @@ def test_relative_values_satisfy_their_distributions_exactly():
         trial = study.ask(STEPPED)
         study.tell(trial, float(trial.number % 5))
     for t in study.trials[1:]:
-        assert ATTR_X in t.system_attrs  # relative sampling, not the fallback
+        assert ATTR_PROPOSAL in t.system_attrs  # relative sampling, not the fallback
     for t in study.trials:
         for name, dist in STEPPED.items():
             value = t.params[name]
@@ -155,7 +154,7 @@ def test_enqueued_and_partially_fixed_params_are_respected_and_told():
     full, partial = study.trials[4], study.trials[5]
     assert full.params == {"x0": 1.25, "x1": -1.5, "x2": 0.0}
     assert partial.params["x1"] == 0.75
-    assert np.allclose(partial.system_attrs[ATTR_X][1], (0.75 + 2) / 4)  # stored x keeps it
+    assert np.allclose(partial.system_attrs[ATTR_PROPOSAL]["x"][1], (0.75 + 2) / 4)
     told = {e.number: e.x for e in sampler._cache.told}
     assert np.allclose(told[4], [(1.25 + 2) / 4, (-1.5 + 2) / 4, 0.5])
     assert np.allclose(told[5][1], (0.75 + 2) / 4)
@@ -206,7 +205,7 @@ def test_matches_the_native_engine_loop():
         (proposal,) = engine.ask()
         values = engine.space.decode(proposal.x)[0]
         assert values == [t.params[n] for n in space]
-        assert t.system_attrs[ATTR_META] == proposal.meta
+        assert t.system_attrs[ATTR_PROPOSAL]["meta"] == proposal.meta
         engine.tell(proposal.x, f(values))
 
 
@@ -255,7 +254,7 @@ def test_running_trials_are_pending_points():
     space = other.infer_relative_search_space(study, trial._cached_frozen_trial)
     other.sample_relative(study, trial._cached_frozen_trial, space)
     assert len(other._cache.optimizer.pending) == 5
-    assert all(ATTR_X in t.system_attrs for t in study.trials[5:9])
+    assert all(ATTR_PROPOSAL in t.system_attrs for t in study.trials[5:9])
 
 
 def test_threads_share_one_sampler_safely():
@@ -280,7 +279,7 @@ def test_dynamic_search_space_falls_back_and_rebuilds():
 
     study.optimize(objective, n_trials=10)
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
-    assert all(ATTR_X in t.system_attrs for t in study.trials[1:])
+    assert all(ATTR_PROPOSAL in t.system_attrs for t in study.trials[1:])
 
 
 def test_sampler_pickles():

@@ -40,3 +40,21 @@ def sampler_params() -> list[Any]:
         marks = [pytest.mark.skip(reason=reason)] if reason else []
         out.append(pytest.param((name, cls), id=name, marks=marks))
     return out
+
+
+def journal_worker(path: str, study_name: str, worker: int, n_trials: int) -> None:
+    """One process of the multi-process test: MS-UCB on a shared JournalFileStorage."""
+    import optuna
+    from optuna.samplers import RandomSampler
+    from optuna.storages.journal import JournalFileBackend
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = optuna.storages.JournalStorage(JournalFileBackend(path))
+    sampler = MSUCBSampler(seed=0, n_startup_trials=4, independent_sampler=RandomSampler(worker),
+                           **FAST_KWARGS["msucb"])
+    study = optuna.load_study(study_name=study_name, storage=storage, sampler=sampler)
+
+    def objective(trial: optuna.Trial) -> float:
+        return sum((trial.suggest_float(f"x{i}", -1.0, 1.0) - 0.3) ** 2 for i in range(4))
+
+    study.optimize(objective, n_trials=n_trials)
