@@ -29,6 +29,7 @@ import argparse
 import csv
 import json
 import multiprocessing as mp
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,10 @@ def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget
 
 
 def run_optuna(args: argparse.Namespace) -> int:
-    """Run (or resume) the study described by ``args``; print a summary; return 0."""
+    """Run (or resume) the study described by ``args``; print a summary.
+
+    Returns 0, or 1 when a worker process failed. Bad arguments raise ValueError.
+    """
     import optuna
 
     from hdbo_engine.algorithms import get_algorithm
@@ -133,8 +137,10 @@ def run_optuna(args: argparse.Namespace) -> int:
             p.join()
         failed = [p.exitcode for p in procs if p.exitcode != 0]
         if failed:
-            raise RuntimeError(f"{len(failed)} optuna worker process(es) failed "
-                               f"(exit codes {failed})")
+            print(f"hdbo run --frontend optuna: {len(failed)} worker process(es) failed (exit "
+                  f"codes {failed}); completed trials are kept in {url}, re-run to resume",
+                  file=sys.stderr)
+            return 1
     trials = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     values = [float(t.value) for t in trials]
     times = [float(t.user_attrs.get("sampler_time_s", float("nan"))) for t in trials]

@@ -12,6 +12,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 from optuna.trial import TrialState
 
 from hdbo_adapters.optuna import (
+    ATTR_ASKING,
     ATTR_PROPOSAL,
     BKBSampler,
     CobBOSampler,
@@ -290,3 +291,76 @@ def test_sampler_pickles():
     study.optimize(quadratic, n_trials=5)
     clone = pickle.loads(pickle.dumps(sampler))
     assert clone.seed == 9 and clone._cache is None
+
+
+def _foreign_ask_in_progress(study: optuna.Study, age_s: float) -> optuna.Trial:
+    """A RUNNING trial that another process has started sampling ``age_s`` seconds ago."""
+    import time
+
+    trial = study.ask()
+    study._storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING,
+                                         ["another-process", time.time() - age_s])
+    return trial
+
+
+def test_an_ask_waits_for_an_earlier_ask_of_another_process():
+    import threading
+    import time
+
+    sampler = msucb(seed=1)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    other = _foreign_ask_in_progress(study, age_s=0.0)
+    foreign_x = [0.1, 0.2, 0.3]
+
+    def finish_other() -> None:
+        time.sleep(0.3)
+        study._storage.set_trial_system_attr(other._trial_id, ATTR_PROPOSAL, {
+            "x": foreign_x, "meta": {"foreign": True},
+            "space": _space_key(sampler)})
+
+    thread = threading.Thread(target=finish_other)
+    thread.start()
+    t0 = time.perf_counter()
+    quadratic(study.ask())
+    waited = time.perf_counter() - t0
+    thread.join()
+    assert waited >= 0.3  # it waited for the other proposal ...
+    pending = sampler._cache.optimizer.pending
+    assert any(np.allclose(p, foreign_x) for p in pending)  # ... and avoided it
+
+
+def _space_key(sampler: HDBOSampler) -> str:
+    return sampler._cache.key[0]
+
+
+def test_a_stale_or_own_ask_mark_does_not_block():
+    import time
+
+    sampler = msucb(seed=1)
+    sampler.pending_wait_s = 5.0
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    _foreign_ask_in_progress(study, age_s=10.0)  # its worker died mid-ask
+    t0 = time.perf_counter()
+    study.optimize(quadratic, n_trials=2)
+    assert time.perf_counter() - t0 < 5.0
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 7
+
+
+def test_run_optuna_refuses_a_mismatched_study(tmp_path):
+    import argparse
+
+    from hdbo_adapters.optuna_run import run_optuna
+
+    args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=3, seed=0,
+                              out=str(tmp_path), storage=str(tmp_path / "j.log"),
+                              study_name="s", workers=1)
+    assert run_optuna(args) == 0
+    assert (tmp_path / "summary.json").exists()
+    with pytest.raises(ValueError, match="study_name"):
+        run_optuna(argparse.Namespace(**{**vars(args), "dim": 4}))
+    with pytest.raises(ValueError, match="storage"):
+        run_optuna(argparse.Namespace(**{**vars(args), "storage": str(tmp_path / "x.db")}))
+    with pytest.raises(ValueError, match="workers"):
+        run_optuna(argparse.Namespace(**{**vars(args), "workers": 0}))
