@@ -78,7 +78,9 @@ Parallel and distributed use
   yet marked, or sampled only by the independent sampler so far) cannot be a
   pending point; then the ask generator is salted with the trial number
   (``Optimizer.ask(salt=...)``) so that two processes that see the same state
-  still draw different random numbers.
+  still draw different random numbers. Just before storing its proposal an
+  ask re-reads the RUNNING trials and asks again (with them pending) if one
+  of them has meanwhile stored the very same point.
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
@@ -115,7 +117,7 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from hdbo_engine.algorithms import get_algorithm
-from hdbo_engine.base import Optimizer
+from hdbo_engine.base import Optimizer, Proposal
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
 __all__ = [
@@ -376,7 +378,9 @@ class HDBOSampler(BaseSampler):
                 optimizer = self._optimizer(codec, history)
                 for x, meta in pending:
                     optimizer.add_pending(x, meta)
-                (proposal,) = optimizer.ask(salt=trial.number if unknown else None)
+                salt = trial.number if unknown else None
+                (proposal,) = optimizer.ask(salt=salt)
+                proposal = self._recheck(study, trial, codec, optimizer, pending, proposal, salt)
                 x = proposal.x.copy()
                 fixed = trial.system_attrs.get("fixed_params", {})
                 if fixed:  # the evaluated point keeps the user's fixed values
@@ -392,6 +396,30 @@ class HDBOSampler(BaseSampler):
                 if not done:  # nobody should wait for a proposal that will not come
                     storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
             return {**codec.decode(x), **constants}
+
+    def _recheck(self, study: Study, trial: FrozenTrial, codec: _Codec, optimizer: Optimizer,
+                 pending: list[tuple[np.ndarray, dict]], proposal: Proposal,
+                 salt: int | None) -> Proposal:
+        """Ask again if another RUNNING trial has meanwhile stored this very point.
+
+        Two processes that could not see each other's trial when they read the
+        study compute concurrently and may land on the same optimum of the
+        acquisition; the later one notices here and asks with that point pending.
+        """
+        for _ in range(3):
+            fresh = []
+            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                point = None if t.number == trial.number else self._trial_point(t, codec)
+                if point is not None and not any(np.array_equal(point[0], x) for x, _ in pending):
+                    fresh.append(point)
+            if not any(np.array_equal(proposal.x, x) for x, _ in fresh):
+                return proposal
+            pending = pending + fresh
+            optimizer.clear_pending()
+            for x, meta in pending:
+                optimizer.add_pending(x, meta)
+            (proposal,) = optimizer.ask(salt=salt)
+        return proposal
 
     def _wait_for_earlier_asks(self, study: Study, trial: FrozenTrial) -> None:
         """Wait while a lower-numbered RUNNING trial of another sampler is mid-ask."""

@@ -364,3 +364,26 @@ def test_run_optuna_refuses_a_mismatched_study(tmp_path):
         run_optuna(argparse.Namespace(**{**vars(args), "storage": str(tmp_path / "x.db")}))
     with pytest.raises(ValueError, match="workers"):
         run_optuna(argparse.Namespace(**{**vars(args), "workers": 0}))
+
+
+def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
+    from hdbo_adapters.optuna import _Codec
+    from hdbo_engine.base import Proposal
+
+    sampler = msucb(seed=6)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=6)
+    other = study.ask()
+    quadratic(other)  # RUNNING, proposal stored
+    x_other = np.array(study._storage.get_trial(other._trial_id)
+                       .system_attrs[ATTR_PROPOSAL]["x"])
+    mine = study.ask()
+    space = sampler.infer_relative_search_space(study, mine._cached_frozen_trial)
+    codec = _Codec(space)
+    optimizer = sampler._cache.optimizer
+    optimizer.clear_pending()
+    # As if this process had not seen `other` and its ask had landed on the same point:
+    again = sampler._recheck(study, mine._cached_frozen_trial, codec, optimizer, [],
+                             Proposal(x_other, {}), None)
+    assert not np.array_equal(again.x, x_other)
+    assert any(np.array_equal(p, x_other) for p in optimizer.pending)
