@@ -19,6 +19,7 @@ from hdbo_adapters.optuna import (
     GOUCBSampler,
     HDBOSampler,
     MSUCBSampler,
+    _jsonable,
 )
 from hdbo_engine.algorithms import get_algorithm
 from hdbo_engine.space import Real, Space
@@ -187,26 +188,41 @@ def test_same_seed_same_trials_and_reseed_changes_them():
     assert _params(study) != runs[0]
 
 
-def test_matches_the_native_engine_loop():
+def _algorithms() -> list:
+    out = []
+    for name in ("msucb", "cobbo", "goucb", "bkb"):
+        try:
+            get_algorithm(name)
+            marks = []
+        except ImportError as err:
+            marks = [pytest.mark.skip(reason=f"engine algorithm {name!r} not importable: {err}")]
+        out.append(pytest.param(name, id=name, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("name", _algorithms())
+def test_matches_the_native_engine_loop(name: str):
     """Same seed, same continuous problem: the study's trials are the engine loop's points."""
     dim, seed, n_init = 4, 5, 4
+    kwargs = FAST if name == "msucb" else {}
     space = {f"x{i}": FloatDistribution(-5.0, 5.0) for i in range(dim)}
 
     def f(values: list[float]) -> float:
         return float(sum((v - 1.0) ** 2 for v in values))
 
-    study = optuna.create_study(sampler=MSUCBSampler(seed=seed, n_startup_trials=n_init, **FAST))
+    sampler = HDBOSampler(name, seed=seed, n_startup_trials=n_init, budget=14, **kwargs)
+    study = optuna.create_study(sampler=sampler)
     study.optimize(lambda t: f([t.suggest_float(n, -5.0, 5.0) for n in space]), n_trials=14)
 
-    engine = get_algorithm("msucb")(Space([Real(-5.0, 5.0)] * dim), seed=seed, n_init=n_init,
-                                    **FAST)
+    engine = get_algorithm(name)(Space([Real(-5.0, 5.0)] * dim), seed=seed, n_init=n_init,
+                                 budget=14, **kwargs)
     first = [study.trials[0].params[n] for n in space]  # chosen by the independent sampler
     engine.tell(engine.space.encode([first])[0], f(first))
     for t in study.trials[1:]:
         (proposal,) = engine.ask()
         values = engine.space.decode(proposal.x)[0]
         assert values == [t.params[n] for n in space]
-        assert t.system_attrs[ATTR_PROPOSAL]["meta"] == proposal.meta
+        assert t.system_attrs[ATTR_PROPOSAL]["meta"] == _jsonable(proposal.meta)
         engine.tell(proposal.x, f(values))
 
 
