@@ -69,11 +69,12 @@ Parallel and distributed use
   continues the study exactly where it stood. Pass the same ``seed`` to every
   worker for that; ``seed=None`` draws one per sampler.
 * Processes take turns: a trial entering relative sampling first marks
-  itself (system attr ``hdbo:asking``), then waits until every lower-numbered
-  RUNNING trial marked by another sampler has stored its proposal (at most
-  ``pending_wait_s`` [60] seconds after that trial's mark, so a crashed
-  worker delays nobody for long). So a proposal made while another is being
-  computed sees it as pending instead of duplicating it.
+  itself (system attr ``hdbo:asking``, a timestamp refreshed every
+  ``pending_wait_s / 4`` seconds while the ask runs), then waits until every
+  lower-numbered RUNNING trial marked by another sampler has stored its
+  proposal or let its mark go stale (older than ``pending_wait_s`` [10]
+  seconds: its worker died mid-ask). So a proposal made while another is
+  being computed sees it as pending instead of duplicating it.
 * A RUNNING trial whose point is still unknown after that (created but not
   yet marked, or sampled only by the independent sampler so far) cannot be a
   pending point; then the ask generator is salted with the trial number
@@ -260,11 +261,11 @@ class HDBOSampler(BaseSampler):
     **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,
         ``d`` for MS-UCB); checked by the algorithm at the first relative sample.
 
-    ``pending_wait_s`` [60.0] bounds how long an ask waits for another
-    process's proposal in progress (module docstring); set it on the instance.
+    ``pending_wait_s`` [10.0]: a mid-ask mark not refreshed for this long is
+    stale (module docstring); set it on the instance.
     """
 
-    pending_wait_s: float = 60.0
+    pending_wait_s: float = 10.0
 
     def __init__(
         self,
@@ -369,8 +370,7 @@ class HDBOSampler(BaseSampler):
         storage = study._storage
         with self._lock:
             codec = _Codec(free)
-            storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING,
-                                          [self._token, time.time()])
+            heartbeat = _AskMark(storage, trial._trial_id, self._token, self.pending_wait_s / 4)
             done = False
             try:
                 self._wait_for_earlier_asks(study, trial)
@@ -393,6 +393,7 @@ class HDBOSampler(BaseSampler):
                     "space": codec.key})
                 done = True
             finally:
+                heartbeat.stop()
                 if not done:  # nobody should wait for a proposal that will not come
                     storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
             return {**codec.decode(x), **constants}
@@ -506,6 +507,33 @@ class HDBOSampler(BaseSampler):
             cache.optimizer.tell(entry.x, entry.y, entry.meta)
             cache.told.append(entry)
         return cache.optimizer
+
+
+class _AskMark:
+    """Marks a trial as mid-ask (``ATTR_ASKING``) and refreshes the mark until stopped."""
+
+    def __init__(self, storage: Any, trial_id: int, token: str, interval: float) -> None:
+        self._storage, self._trial_id, self._token = storage, trial_id, token
+        self._interval = interval
+        self._stopped = threading.Event()
+        self._write()
+        self._thread = threading.Thread(target=self._refresh, daemon=True)
+        self._thread.start()
+
+    def _write(self) -> None:
+        self._storage.set_trial_system_attr(self._trial_id, ATTR_ASKING,
+                                            [self._token, time.time()])
+
+    def _refresh(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                self._write()
+            except Exception:  # a storage hiccup only weakens the turn-taking
+                return
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join()
 
 
 def _fresh_seed() -> int:

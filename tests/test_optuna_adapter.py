@@ -403,3 +403,38 @@ def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
                              Proposal(x_other, {}), None)
     assert not np.array_equal(again.x, x_other)
     assert any(np.array_equal(p, x_other) for p in optimizer.pending)
+
+
+def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
+    import threading
+    import time
+
+    sampler = msucb(seed=1)
+    sampler.pending_wait_s = 0.2  # refresh every 0.05 s
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    engine_cls = sampler.algorithm_class
+    slow_ask = engine_cls.ask
+
+    def ask(self, *args, **kwargs):
+        time.sleep(0.5)
+        return slow_ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_cls, "ask", ask)
+    trial = study.ask()
+    seen: set[float] = set()
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            mark = study._storage.get_trial(trial._trial_id).system_attrs.get(ATTR_ASKING)
+            if mark:
+                seen.add(mark[1])
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    quadratic(trial)
+    stop.set()
+    watcher.join()
+    assert len(seen) >= 3  # first mark + refreshes during the slow ask
