@@ -5,7 +5,7 @@ Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
 """
 
 from .algorithms import available, get_algorithm
-from .base import OptimizeResult, Optimizer, Proposal, minimize
+from .base import Optimizer, OptimizeResult, Proposal, minimize
 from .space import Categorical, Integer, Real, Space
 
 __all__ = [

@@ -27,7 +27,10 @@ def ucb(
 def expected_improvement(
     mean: Array, var: Array, dmean: Array | None, dvar: Array | None, best: float
 ) -> tuple[Array, Array | None]:
-    """EI over the incumbent ``best``: ``(mu - best) Phi(u) + sigma phi(u)``, ``u = (mu-best)/sigma``."""
+    """Expected improvement over ``best``: ``(mu - best) Phi(u) + sigma phi(u)``.
+
+    ``u = (mu - best) / sigma`` (Jones et al. 1998, for maximisation).
+    """
     sd = np.sqrt(var)
     u = (mean - best) / sd
     cdf, pdf = norm.cdf(u), norm.pdf(u)

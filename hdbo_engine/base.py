@@ -283,6 +283,7 @@ class Optimizer(ABC):
 
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
         """Hook for incremental state updates after a tell (default: nothing)."""
+        return None
 
 
 # ----------------------------------------------------------------- minimize

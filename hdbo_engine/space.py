@@ -70,7 +70,8 @@ class _Scalar(Dimension):
         return (t / 2 - self._lo / 2) / self._half_width
 
     def _from_unit(self, u: np.ndarray) -> np.ndarray:
-        t = self._lo + 2 * (u * self._half_width)
+        step = u * self._half_width
+        t = (self._lo + step) + step
         return np.exp(t) if self._log else t
 
 

@@ -1,0 +1,114 @@
+import math
+
+import numpy as np
+import pytest
+
+from hdbo_engine import Categorical, Integer, Real, Space, minimize
+from hdbo_engine.algorithms import available, get_algorithm
+from hdbo_engine.algorithms.baselines import RandomSearch
+from hdbo_engine.base import impute_failures
+
+
+def test_ask_returns_distinct_pending_points_and_tell_clears_them():
+    opt = RandomSearch(4, seed=1)
+    props = opt.ask(5)
+    X = np.array([p.x for p in props])
+    assert X.shape == (5, 4) and len({tuple(r) for r in X}) == 5
+    assert opt.pending.shape == (5, 4)
+    opt.tell(X[:2], [1.0, 2.0])
+    assert opt.pending.shape == (3, 4) and opt.n_told == 2
+    opt.tell(X[2], 0.5)
+    assert opt.best[1] == 0.5
+    np.testing.assert_array_equal(opt.best[0], X[2])
+
+
+def test_tell_inherits_meta_of_pending_and_accepts_unasked_points():
+    opt = get_algorithm("msucb")(3, seed=0, n_init=2)
+    (p,) = opt.ask()
+    assert p.meta == {"init": True}
+    opt.tell(p.x, 1.0)
+    opt.tell(np.full(3, 0.5), 2.0, meta={"source": "user"})
+    assert opt.metas == [{"init": True}, {"source": "user"}]
+
+
+@pytest.mark.parametrize("x, y, meta, err, match", [
+    (np.zeros(5), 1.0, None, ValueError, "shape"),
+    (np.zeros((2, 4)), [1.0], None, ValueError, "expected 2 value"),
+    (np.full(4, 1.5), 1.0, None, ValueError, "unit cube"),
+    (np.full(4, np.nan), 1.0, None, ValueError, "finite"),
+    ("abc", 1.0, None, TypeError, "array"),
+    (np.zeros(4), "bad", None, TypeError, "number"),
+    (np.zeros((2, 4)), [1.0, 2.0], [{}], ValueError, "2 dicts"),
+    (np.zeros(4), 1.0, [3], TypeError, "dict"),
+])
+def test_bad_tell_raises_and_keeps_history(x, y, meta, err, match):
+    opt = RandomSearch(4, seed=0)
+    opt.tell(np.full(4, 0.25), 3.0)
+    with pytest.raises(err, match=match):
+        opt.tell(x, y, meta)
+    assert opt.n_told == 1 and opt.X.shape == (1, 4) and len(opt.metas) == 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"), ({"budget": 0}, "budget"),
+    ({"n_init": 0}, "n_init"),
+])
+def test_bad_constructor_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        RandomSearch(3, **kwargs)
+    with pytest.raises(TypeError, match="space"):
+        RandomSearch("3")
+
+
+def test_bad_ask_and_unknown_algorithm():
+    with pytest.raises(ValueError, match="n: expected"):
+        RandomSearch(2, seed=0).ask(0)
+    with pytest.raises(ValueError, match="unknown name 'nope'"):
+        get_algorithm("nope")
+    assert {"msucb", "gpucb", "random"} <= set(available())
+
+
+def test_failures_are_recorded_imputed_and_never_best():
+    np.testing.assert_array_equal(impute_failures([np.nan, 2.0, np.inf, 1.0, -np.inf]),
+                                  [2.0, 2.0, 2.0, 1.0, 2.0])
+    opt = RandomSearch(2, seed=0)
+    opt.tell(np.array([[0.1, 0.1], [0.2, 0.2]]), [np.nan, -np.inf])
+    assert opt.best is None and opt.n_told == 2
+    assert opt.model_data()[0].shape == (0, 2)
+    opt.tell(np.array([0.3, 0.3]), 4.0)
+    assert opt.best[1] == 4.0
+    np.testing.assert_array_equal(opt.model_data()[1], [4.0, 4.0, 4.0])
+
+
+def test_same_seed_same_history_same_proposals():
+    a, b = RandomSearch(3, seed=7), RandomSearch(3, seed=7)
+    np.testing.assert_array_equal(a.ask()[0].x, b.ask()[0].x)
+    assert not np.array_equal(a.ask()[0].x, RandomSearch(3, seed=8).ask()[0].x)
+
+
+def test_discrete_space_proposals_are_snapped_and_distinct():
+    space = Space([Integer(0, 3), Categorical(["a", "b"])])
+    opt = RandomSearch(space, seed=0)
+    X = np.array([p.x for p in opt.ask(8)])
+    np.testing.assert_array_equal(space.snap(X), X)
+    assert len({tuple(r) for r in X}) == 8  # all 4 x 2 combinations
+
+
+def test_minimize_decodes_values_and_honours_callback():
+    space = Space([Real(-2, 2), Integer(0, 10), Categorical(["u", "v"])])
+    seen = []
+
+    def f(params):
+        x, k, c = params
+        assert isinstance(k, int) and c in ("u", "v")
+        seen.append(params)
+        return x**2 + (k - 3) ** 2 + (c == "v")
+
+    res = minimize(f, space, algorithm="random", budget=30, seed=0, progress=False)
+    assert res.n_evals == 30 and res.x_iters == seen
+    assert res.fun == min(res.func_vals) and math.isfinite(res.fun)
+    stopped = minimize(f, space, algorithm="random", budget=30, seed=0, progress=False,
+                       callback=lambda r: r.n_evals >= 5)
+    assert stopped.n_evals == 5
+    with pytest.raises(ValueError, match="budget"):
+        minimize(f, space, budget=0)

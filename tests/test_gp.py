@@ -1,0 +1,102 @@
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+
+from hdbo_engine.acquisition import expected_improvement, ucb
+from hdbo_engine.gp import GP, HyperparameterChain
+from hdbo_engine.maximize import lbfgsb_batch, top_k
+
+
+def _data(n=30, D=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, D))
+    return X, np.sin(3 * X[:, 0]) + X[:, 1] ** 2, rng
+
+
+def test_neg_log_posterior_gradient_matches_finite_differences():
+    X, y, rng = _data()
+    gp = GP(4).set_data(X, y)
+    theta = gp.params.to_vector() + rng.normal(0, 0.3, 6)
+    numeric = approx_fprime(theta, lambda t: gp._neg_log_posterior(t)[0], 1e-6)
+    np.testing.assert_allclose(gp._neg_log_posterior(theta)[1], numeric, rtol=1e-3, atol=1e-3)
+
+
+def test_fit_learns_relevance_and_interpolates():
+    X, y, rng = _data(n=60)
+    gp = GP(4).fit(X, y)
+    ls = gp.params.lengthscales
+    assert ls[0] < ls[2] and ls[1] < ls[3]  # active coordinates get shorter lengthscales
+    Xt = rng.random((100, 4))
+    mean, var = gp.predict(Xt)
+    truth = np.sin(3 * Xt[:, 0]) + Xt[:, 1] ** 2
+    assert np.sqrt(np.mean((mean - truth) ** 2)) < 0.1 * truth.std()
+    assert np.all(var > 0)
+
+
+def test_subspace_posterior_matches_full_prediction_and_gradients():
+    X, y, rng = _data()
+    gp = GP(4).fit(X, y)
+    free = np.array([1, 3])
+    post = gp.subspace(free, rng.random((3, 4)))
+    Y, which = rng.random((6, 2)), np.array([0, 1, 2, 0, 1, 2])
+    mean, var, dmean, dvar = post(Y, which)
+    full_mean, full_var = gp.predict(post.full_points(Y, which))
+    np.testing.assert_allclose(gp.y_mean + gp.y_std * mean, full_mean, atol=1e-10)
+    np.testing.assert_allclose(var * gp.y_std**2, full_var, atol=1e-10)
+    for j in range(2):
+        step = np.zeros_like(Y)
+        step[:, j] = 1e-6
+        m2, v2, _, _ = post(Y + step, which, grad=False)
+        np.testing.assert_allclose((m2 - mean) / 1e-6, dmean[:, j], atol=1e-4)
+        np.testing.assert_allclose((v2 - var) / 1e-6, dvar[:, j], atol=1e-4)
+
+
+def test_duplicates_and_constant_outputs_are_handled():
+    X, _, rng = _data(n=5)
+    Xd = np.vstack([X] * 6)
+    gp = GP(4).fit(Xd, np.full(30, 3.0))
+    mean, var = gp.predict(Xd[:2])
+    np.testing.assert_allclose(mean, 3.0)
+    assert np.all(np.isfinite(var))
+    gp.fit(Xd, rng.random(30))  # noisy duplicates: must not raise
+    assert np.all(np.isfinite(gp.predict(rng.random((4, 4)))[0]))
+
+
+def test_acquisitions_gradients():
+    mean, var = np.array([0.1, -0.3]), np.array([0.5, 0.2])
+    dmean, dvar = np.array([[1.0, 0.0], [0.5, 2.0]]), np.array([[0.2, -0.1], [0.0, 0.3]])
+    val, grad = ucb(mean, var, dmean, dvar, beta=4.0)
+    np.testing.assert_allclose(val, mean + 2 * np.sqrt(var))
+    np.testing.assert_allclose(grad, dmean + 2 * dvar / (2 * np.sqrt(var))[:, None])
+    ei, dei = expected_improvement(mean, var, dmean, dvar, best=0.0)
+    assert np.all(ei > 0)
+    h = 1e-7
+    ei2, _ = expected_improvement(mean + h * dmean[:, 0], var + h * dvar[:, 0], None, None, 0.0)
+    np.testing.assert_allclose((ei2 - ei) / h, dei[:, 0], rtol=1e-4)
+
+
+def test_lbfgsb_batch_finds_each_start_local_max_in_box():
+    centers = np.array([[0.2, 0.8], [0.9, 0.1]])
+
+    def acq(Y):
+        diff = Y - centers
+        return -(diff**2).sum(1), -2 * diff
+
+    Y, vals = lbfgsb_batch(acq, np.full((2, 2), 0.5))
+    np.testing.assert_allclose(Y, centers, atol=1e-5)
+    Yb, _ = lbfgsb_batch(acq, np.full((2, 2), 0.5), lower=0.0, upper=0.6)
+    np.testing.assert_allclose(Yb, [[0.2, 0.6], [0.6, 0.1]], atol=1e-5)
+    assert list(top_k(np.array([0.1, 3.0, 2.0]), 2)) == [1, 2]
+
+
+def test_chain_replays_to_identical_hyperparameters():
+    X, y, _ = _data(n=25)
+    y = y.copy()
+    y[4] = np.nan
+    live = HyperparameterChain(4)
+    for n in range(2, 26):
+        live.params(X[:n], y[:n])
+    rebuilt = HyperparameterChain(4).params(X, y)
+    np.testing.assert_array_equal(live.gp.params.lengthscales, rebuilt.lengthscales)
+    with pytest.raises(ValueError, match="refit_growth"):
+        HyperparameterChain(4, refit_growth=-1)
