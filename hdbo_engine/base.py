@@ -184,14 +184,30 @@ class Optimizer(ABC):
                 out.append(self._accept(x, meta, rng))
         return out
 
-    def _accept(self, x: np.ndarray, meta: dict[str, Any], rng: np.random.Generator) -> Proposal:
-        """Snap, make distinct from told and pending points, and mark pending."""
-        x = self.space.snap(x)[0]
+    def seen_mask(self, X: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+        """Which rows of X (m, D) coincide (max-norm <= tol) with a told or pending point."""
         seen = np.vstack([self._X, self.pending])
-        for _ in range(32):
-            if not len(seen) or np.min(np.abs(seen - x).max(axis=1)) > 1e-12:
+        if not len(seen):
+            return np.zeros(len(X), dtype=bool)
+        return np.array([np.min(np.abs(seen - x).max(axis=1)) <= tol for x in X])
+
+    def _accept(self, x: np.ndarray, meta: dict[str, Any], rng: np.random.Generator) -> Proposal:
+        """Snap, make distinct from told and pending points, and mark pending.
+
+        A duplicate is moved by a Gaussian step of growing size (1e-3 doubling),
+        and after 12 tries replaced by a uniform draw, so an algorithm that
+        wants to re-sample its incumbent gets the nearest unseen point instead.
+        """
+        x = self.space.snap(x)[0]
+        original = x
+        for attempt in range(24):
+            if not self.seen_mask(x[None], tol=1e-12)[0]:
                 break
-            x = self.space.snap(rng.random(self.dim))[0]
+            if attempt < 12:
+                step = rng.normal(0.0, 1e-3 * 2.0**attempt, self.dim)
+                x = self.space.snap(np.clip(original + step, 0.0, 1.0))[0]
+            else:
+                x = self.space.snap(rng.random(self.dim))[0]
             meta = {**meta, "duplicate_replaced": True}
         proposal = Proposal(x, meta)
         self._pending.append(proposal)

@@ -210,8 +210,7 @@ class MSUCB(Optimizer):
 
         if d == 0:  # subspaces are points: maximise over the unseen points of Z_t
             vals, _ = acq(np.empty((len(bases), 0)), np.arange(len(bases)))
-            seen = {tuple(row) for row in np.vstack([self.X, self.pending])}
-            vals[[tuple(row) in seen for row in bases]] = -np.inf
+            vals[self.seen_mask(bases)] = -np.inf
             i = int(np.argmax(vals))
             return bases[i].copy(), {"t": t, "subspace": i}
 
@@ -229,9 +228,10 @@ class MSUCB(Optimizer):
         Y0 = cand[start_idx].reshape(-1, d)
         which0 = np.repeat(chosen, starts_per)
         Y, vals = lbfgsb_batch(lambda Yv: acq(Yv, which0), Y0)
+        X = post.full_points(Y, which0)
+        vals = np.where(self.seen_mask(X), -np.inf, vals)  # prefer the best unseen point
         k = int(np.argmax(vals))
-        x = post.full_points(Y[k:k + 1], which0[k:k + 1])[0]
-        return x, {"t": t, "subspace": int(which0[k])}
+        return X[k], {"t": t, "subspace": int(which0[k])}
 
     def _candidates(self, y_inc: np.ndarray, c: int, rng: np.random.Generator) -> np.ndarray:
         """``c`` free-coordinate candidates: incumbent, its perturbations, uniform draws."""
