@@ -156,13 +156,24 @@ class Optimizer(ABC):
         return self._X, impute_failures(self._y)
 
     # ---------------------------------------------------------------- ask/tell
-    def ask(self, n: int = 1) -> list[Proposal]:
-        """Propose ``n`` distinct new points (see module docstring)."""
+    def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
+        """Propose ``n`` distinct new points (see module docstring).
+
+        ``salt`` (a non-negative int, default None) is appended to the ask
+        generator's key ``(seed, n_told, n_pending)``. Callers whose workers
+        may ask while seeing the same state (e.g. processes that cannot see
+        each other's latest proposal yet) pass a per-worker value such as a
+        trial number so that their random draws differ; None keeps the
+        documented key.
+        """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n: expected an int >= 1, got {n!r}")
-        rng = np.random.default_rng(
-            np.random.SeedSequence(self.seed, spawn_key=(self.n_told, len(self._pending)))
-        )
+        key: tuple[int, ...] = (self.n_told, len(self._pending))
+        if salt is not None:
+            if isinstance(salt, bool) or not isinstance(salt, (int, np.integer)) or salt < 0:
+                raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
+            key = (*key, int(salt))
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
         out: list[Proposal] = []
         n_random = int(min(n, max(0, self.n_init - int(np.isfinite(self._y).sum())
                                   - len(self._pending))))

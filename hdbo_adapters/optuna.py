@@ -1,0 +1,584 @@
+"""Optuna samplers backed by the hdbo engine.
+
+``optuna.create_study(sampler=MSUCBSampler(seed=0))`` — one generic
+:class:`HDBOSampler` drives any registered engine algorithm (looked up by
+name with :func:`hdbo_engine.algorithms.get_algorithm` at first use, so new
+algorithms need no change here); :class:`MSUCBSampler`,
+:class:`CobBOSampler`, :class:`GOUCBSampler` and :class:`BKBSampler` fix the
+name. The algorithms, their papers and equations are documented in
+``hdbo_engine.algorithms``; this module only translates (DESIGN.md).
+
+How a study maps onto the engine
+--------------------------------
+* **Search space.** Relative sampling runs on Optuna's intersection search
+  space (parameters every COMPLETE trial has, with one distribution).
+  Single-value distributions are left to the independent sampler (they
+  have one possible value). The rest go through :class:`hdbo_engine.Space`,
+  one dimension per parameter, in name order:
+
+  - ``FloatDistribution(low, high, log)`` -> ``Real(low, high, log)``;
+  - ``FloatDistribution(low, high, step)`` -> ``Integer(0, K)`` over the grid
+    index ``k`` with value ``low + k * step`` (``K = round((high - low) / step)``),
+    so every grid value has the same share of the cube;
+  - ``IntDistribution(low, high, log)`` -> ``Integer(low, high, log)``; with
+    ``step > 1`` -> ``Integer(0, (high - low) // step)`` over grid indices;
+  - ``CategoricalDistribution(choices)`` -> ``Categorical(choices)``.
+
+  Returned values are plain Python ``float``/``int``/the choice object, on
+  the grid and inside ``[low, high]``, so Optuna always accepts them.
+  Parameters outside the relative space (the first trial, conditional or
+  dynamic parameters) come from ``independent_sampler``
+  (:class:`optuna.samplers.RandomSampler` with the same seed by default).
+* **History.** The engine minimises; ``maximize`` studies are negated.
+  COMPLETE trials are told with their value (``inf``/``-inf`` count as failed
+  evaluations under the engine's rule: imputed as the worst value seen, never
+  best; Optuna itself turns NaN into FAIL). PRUNED trials are told as failed
+  evaluations (value NaN): the configuration was stopped for looking bad, and
+  its last intermediate value is not comparable to final values, so the model
+  is steered away from it without a made-up number. FAIL trials are ignored
+  (an error says nothing about the objective). A finished trial counts only
+  if it has a value inside every distribution of the space. It is told at the
+  point the sampler proposed for it when its parameters equal that proposal
+  (with the proposal's metadata), otherwise at the encoding of its actual
+  parameters (enqueued, partially fixed or foreign trials) with empty
+  metadata.
+* **Order.** Finished trials are told in completion order
+  (``datetime_complete``, then trial number), which every process reads
+  identically from the storage. The engine's rebuild rule only needs a fixed
+  order; completion order makes the history of a parallel study grow by
+  appending, so the cached optimizer is extended rather than rebuilt when
+  trials finish out of number order.
+* **n_startup_trials** is the engine's ``n_init``: the random initial design
+  is drawn by the engine inside the relative space (seeded, aware of pending
+  points, stored with the trial), not by the independent sampler. ``None``
+  takes the algorithm's default.
+
+Parallel and distributed use
+----------------------------
+* One sampler shared by ``n_jobs > 1`` threads: every sampler method runs
+  under one lock.
+* At ask time the proposal (unit-cube point, metadata and a key of the search
+  space) is written to the trial's system attribute ``hdbo:proposal``
+  (one write). Every other RUNNING trial is a pending
+  point for the engine (``Optimizer.add_pending``): its stored proposal with
+  the same space key, else the encoding of its parameters if it has all of
+  them. The engine never repeats a pending or told point.
+* The engine's state is a pure function of (algorithm arguments, seed, told
+  history with metadata, pending points), so any process sharing the storage
+  (SQLite, JournalFileStorage, any RDB URL) rebuilds the same optimizer and
+  continues the study exactly where it stood. Pass the same ``seed`` to every
+  worker for that; ``seed=None`` draws one per sampler.
+* Processes take turns: a trial entering relative sampling first marks
+  itself (system attr ``hdbo:asking``, a timestamp refreshed every
+  ``pending_wait_s / 4`` seconds while the ask runs), then waits until every
+  lower-numbered RUNNING trial marked by another sampler has stored its
+  proposal or let its mark go stale (older than ``pending_wait_s`` [10]
+  seconds: its worker died mid-ask). So a proposal made while another is
+  being computed sees it as pending instead of duplicating it.
+* A RUNNING trial whose point is still unknown after that (created but not
+  yet marked, or sampled only by the independent sampler so far) cannot be a
+  pending point; then the ask generator is salted with the trial number
+  (``Optimizer.ask(salt=...)``) so that two processes that see the same state
+  still draw different random numbers. Just before storing its proposal an
+  ask re-reads the RUNNING trials and asks again (with them pending) if one
+  of them has meanwhile stored the very same point.
+* The engine optimizer is cached between asks; new finished trials are told
+  to it incrementally when the history extends what it has seen, and it is
+  rebuilt from the history otherwise (changed search space, reordered
+  history, :meth:`HDBOSampler.reseed_rng`).
+* ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
+  independent sampler and draws a new engine seed.
+
+Multi-objective studies are rejected with ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+    distribution_to_json,
+)
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.study import Study, StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine.base import Optimizer, Proposal
+from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
+
+__all__ = [
+    "HDBOSampler", "MSUCBSampler", "CobBOSampler", "GOUCBSampler", "BKBSampler",
+    "ATTR_PROPOSAL", "ATTR_ASKING",
+]
+
+ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key}
+ATTR_ASKING = "hdbo:asking"
+
+
+# ----------------------------------------------------------------- codec
+class _Param:
+    """One Optuna distribution as one engine dimension (module docstring)."""
+
+    def __init__(self, dist: BaseDistribution) -> None:
+        self.dist = dist
+        self.grid: tuple[float, float, int] | None = None  # (low, step, K) for stepped ranges
+        if isinstance(dist, FloatDistribution):
+            if dist.step is not None:
+                k = int(round((dist.high - dist.low) / dist.step))
+                self.grid = (dist.low, dist.step, k)
+                self.dim: Dimension = Integer(0, k)
+            else:
+                self.dim = Real(dist.low, dist.high, log=dist.log)
+        elif isinstance(dist, IntDistribution):
+            if dist.step != 1:
+                k = (dist.high - dist.low) // dist.step
+                self.grid = (dist.low, dist.step, k)
+                self.dim = Integer(0, k)
+            else:
+                self.dim = Integer(dist.low, dist.high, log=dist.log)
+        elif isinstance(dist, CategoricalDistribution):
+            self.dim = Categorical(dist.choices)
+        else:
+            raise TypeError(f"search_space: unsupported distribution {dist!r}; expected "
+                            "FloatDistribution, IntDistribution or CategoricalDistribution")
+
+    def to_engine(self, value: Any) -> Any:
+        """Optuna value -> engine dimension value (grid index for stepped ranges)."""
+        if self.grid is None:
+            return value
+        low, step, k = self.grid
+        return int(min(max(round((value - low) / step), 0), k))
+
+    def to_optuna(self, value: Any) -> Any:
+        """Engine dimension value -> Optuna value (plain Python type, inside the distribution)."""
+        if self.grid is not None:
+            low, step, _ = self.grid
+            if isinstance(self.dist, IntDistribution):
+                return int(min(low + value * step, self.dist.high))
+            return float(min(low + value * step, self.dist.high))
+        if isinstance(self.dist, IntDistribution):
+            return int(value)
+        if isinstance(self.dist, FloatDistribution):
+            return float(value)
+        return value
+
+    def contains(self, value: Any) -> bool:
+        try:
+            return bool(self.dist._contains(self.dist.to_internal_repr(value)))
+        except (ValueError, TypeError):
+            return False
+
+
+class _Codec:
+    """A relative search space (name -> distribution) and its engine :class:`Space`."""
+
+    def __init__(self, search_space: dict[str, BaseDistribution]) -> None:
+        self.names = sorted(search_space)
+        self.params = [_Param(search_space[n]) for n in self.names]
+        self.space = Space([p.dim for p in self.params], names=self.names)
+        text = json.dumps([[n, distribution_to_json(search_space[n])] for n in self.names])
+        self.key = hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    def decode(self, x: np.ndarray) -> dict[str, Any]:
+        row = self.space.decode(np.asarray(x, dtype=float))[0]
+        return {n: p.to_optuna(v) for n, p, v in zip(self.names, self.params, row, strict=True)}
+
+    def encode(self, params: dict[str, Any]) -> np.ndarray | None:
+        """Cube point of a trial's parameters, or None if one is missing or out of range."""
+        row = []
+        for n, p in zip(self.names, self.params, strict=True):
+            if n not in params or not p.contains(params[n]):
+                return None
+            row.append(p.to_engine(params[n]))
+        return self.space.encode([row])[0]
+
+
+# ----------------------------------------------------------- engine cache
+@dataclass
+class _Entry:
+    """One told history item: (trial number, x, y, meta)."""
+
+    number: int
+    x: np.ndarray
+    y: float
+    meta: dict[str, Any]
+
+    def same_as(self, other: _Entry) -> bool:
+        return (self.number == other.number and np.array_equal(self.x, other.x)
+                and (self.y == other.y or (math.isnan(self.y) and math.isnan(other.y)))
+                and self.meta == other.meta)
+
+
+@dataclass
+class _EngineCache:
+    key: tuple[Any, ...]
+    optimizer: Optimizer
+    told: list[_Entry] = field(default_factory=list)
+
+
+def _jsonable(obj: Any) -> Any:
+    """``obj`` as plain JSON types (numpy scalars and arrays converted)."""
+    return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist")
+                                 else str(o)))
+
+
+def _check_single_objective(study: Study, sampler: BaseSampler) -> None:
+    if len(study.directions) > 1:
+        raise ValueError(f"{type(sampler).__name__} supports single-objective studies only; "
+                         f"this study has {len(study.directions)} objectives (directions="
+                         f"{[d.name.lower() for d in study.directions]})")
+
+
+# ---------------------------------------------------------------- sampler
+class HDBOSampler(BaseSampler):
+    """Optuna sampler running the hdbo engine algorithm ``algorithm`` (see module docstring).
+
+    Parameters (defaults in brackets)
+    ---------------------------------
+    algorithm: registered engine algorithm name, e.g. ``"msucb"``, ``"cobbo"``,
+        ``"goucb"``, ``"bkb"``, ``"gpucb"``, ``"random"``; resolved at first use.
+    seed: engine seed [None: drawn once per sampler]. Give every worker of a
+        distributed study the same seed for exact continuation.
+    n_startup_trials: the engine's random initial design size ``n_init``
+        [None: the algorithm's default].
+    independent_sampler: sampler for parameters outside the relative space
+        [``RandomSampler(seed=seed)``].
+    **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,
+        ``d`` for MS-UCB); checked by the algorithm at the first relative sample.
+
+    ``pending_wait_s`` [10.0]: a mid-ask mark not refreshed for this long is
+    stale (module docstring); set it on the instance.
+    """
+
+    pending_wait_s: float = 10.0
+
+    def __init__(
+        self,
+        algorithm: str,
+        *,
+        seed: int | None = None,
+        n_startup_trials: int | None = None,
+        independent_sampler: BaseSampler | None = None,
+        **algorithm_kwargs: Any,
+    ) -> None:
+        if not isinstance(algorithm, str):
+            raise TypeError(f"algorithm: expected a registered algorithm name (str), "
+                            f"got {algorithm!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
+        if n_startup_trials is not None and (
+                isinstance(n_startup_trials, bool)
+                or not isinstance(n_startup_trials, (int, np.integer)) or n_startup_trials < 1):
+            raise ValueError(f"n_startup_trials: expected an int >= 1 or None, "
+                             f"got {n_startup_trials!r}")
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise TypeError(f"independent_sampler: expected an optuna BaseSampler, "
+                            f"got {independent_sampler!r}")
+        self.algorithm = algorithm
+        self._seed = int(seed) if seed is not None else _fresh_seed()
+        self._n_startup_trials = None if n_startup_trials is None else int(n_startup_trials)
+        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._algorithm_kwargs = dict(algorithm_kwargs)
+        self._algorithm_cls: type[Optimizer] | None = None
+        self._lock = threading.RLock()
+        self._search_spaces: dict[tuple[int, int], IntersectionSearchSpace] = {}
+        self._cache: _EngineCache | None = None
+        self._told_memo: dict[tuple[Any, ...], _Entry | None] = {}
+        self._token = uuid.uuid4().hex
+
+    # ------------------------------------------------------------ plumbing
+    @property
+    def seed(self) -> int:
+        """The engine seed currently in use."""
+        return self._seed
+
+    @property
+    def algorithm_class(self) -> type[Optimizer]:
+        """The engine optimizer class (imported at first use)."""
+        if self._algorithm_cls is None:
+            self._algorithm_cls = get_algorithm(self.algorithm)
+        return self._algorithm_cls
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.update(_lock=None, _cache=None, _told_memo={}, _search_spaces={})
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+        self._token = uuid.uuid4().hex
+
+    def reseed_rng(self) -> None:
+        with self._lock:
+            self._independent_sampler.reseed_rng()
+            self._seed = _fresh_seed()
+            self._cache = None
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        with self._lock:
+            self._independent_sampler.before_trial(study, trial)
+
+    def after_trial(self, study: Study, trial: FrozenTrial, state: TrialState,
+                    values: Sequence[float] | None) -> None:
+        with self._lock:
+            self._independent_sampler.after_trial(study, trial, state, values)
+
+    # ------------------------------------------------------- search space
+    def infer_relative_search_space(self, study: Study,
+                                    trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        _check_single_objective(study, self)
+        with self._lock:
+            key = (id(study._storage), study._study_id)
+            finder = self._search_spaces.setdefault(key, IntersectionSearchSpace())
+            space = finder.calculate(study)
+        return {name: d for name, d in space.items() if not d.single()}
+
+    def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        _check_single_objective(study, self)
+        with self._lock:
+            return self._independent_sampler.sample_independent(study, trial, param_name,
+                                                                param_distribution)
+
+    # ---------------------------------------------------- relative sample
+    def sample_relative(self, study: Study, trial: FrozenTrial,
+                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
+        _check_single_objective(study, self)
+        constants = {n: d.to_external_repr(d.low if not isinstance(d, CategoricalDistribution)
+                                           else 0)
+                     for n, d in search_space.items() if d.single()}
+        free = {n: d for n, d in search_space.items() if not d.single()}
+        if not free:
+            return constants
+        storage = study._storage
+        with self._lock:
+            codec = _Codec(free)
+            heartbeat = _AskMark(storage, trial._trial_id, self._token, self.pending_wait_s / 4)
+            done = False
+            try:
+                self._wait_for_earlier_asks(study, trial)
+                history, pending, unknown = self._read_study(study, trial, codec)
+                optimizer = self._optimizer(codec, history)
+                for x, meta in pending:
+                    optimizer.add_pending(x, meta)
+                salt = trial.number if unknown else None
+                (proposal,) = optimizer.ask(salt=salt)
+                proposal = self._recheck(study, trial, codec, optimizer, pending, proposal, salt)
+                x = proposal.x.copy()
+                fixed = trial.system_attrs.get("fixed_params", {})
+                if fixed:  # the evaluated point keeps the user's fixed values
+                    values = codec.decode(x)
+                    values.update({n: v for n, v in fixed.items() if n in values})
+                    fixed_x = codec.encode(values)
+                    x = x if fixed_x is None else fixed_x
+                storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
+                    "x": [float(v) for v in x], "meta": _jsonable(proposal.meta),
+                    "space": codec.key})
+                done = True
+            finally:
+                heartbeat.stop()
+                if not done:  # nobody should wait for a proposal that will not come
+                    storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
+            return {**codec.decode(x), **constants}
+
+    def _recheck(self, study: Study, trial: FrozenTrial, codec: _Codec, optimizer: Optimizer,
+                 pending: list[tuple[np.ndarray, dict]], proposal: Proposal,
+                 salt: int | None) -> Proposal:
+        """Ask again if another RUNNING trial has meanwhile stored this very point.
+
+        Two processes that could not see each other's trial when they read the
+        study compute concurrently and may land on the same optimum of the
+        acquisition; the later one notices here and asks with that point pending.
+        """
+        for _ in range(3):
+            fresh = []
+            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                point = None if t.number == trial.number else self._trial_point(t, codec)
+                if point is not None and not any(np.array_equal(point[0], x) for x, _ in pending):
+                    fresh.append(point)
+            if not any(np.array_equal(proposal.x, x) for x, _ in fresh):
+                return proposal
+            pending = pending + fresh
+            optimizer.clear_pending()
+            for x, meta in pending:
+                optimizer.add_pending(x, meta)
+            (proposal,) = optimizer.ask(salt=salt)
+        return proposal
+
+    def _wait_for_earlier_asks(self, study: Study, trial: FrozenTrial) -> None:
+        """Wait while a lower-numbered RUNNING trial of another sampler is mid-ask."""
+        storage = study._storage
+        waiting = [t._trial_id for t in study.get_trials(deepcopy=False,
+                                                         states=(TrialState.RUNNING,))
+                   if t.number < trial.number]
+        while waiting:
+            still = []
+            for trial_id in waiting:
+                t = storage.get_trial(trial_id)
+                mark = t.system_attrs.get(ATTR_ASKING)
+                if (t.state == TrialState.RUNNING and ATTR_PROPOSAL not in t.system_attrs
+                        and isinstance(mark, list) and mark[0] != self._token
+                        and time.time() - float(mark[1]) < self.pending_wait_s):
+                    still.append(trial_id)
+            waiting = still
+            if waiting:
+                time.sleep(0.02)
+
+    def _read_study(self, study: Study, trial: FrozenTrial, codec: _Codec
+                    ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool]:
+        """Told history (completion order), pending points, and whether a RUNNING
+        trial's point is unknown."""
+        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+        finished: list[tuple[Any, _Entry]] = []
+        pending: list[tuple[np.ndarray, dict]] = []
+        unknown = False
+        storage_id = id(study._storage)
+        for t in study.get_trials(deepcopy=False):
+            if t.number == trial.number:
+                continue
+            if t.state in (TrialState.COMPLETE, TrialState.PRUNED):
+                memo_key = (storage_id, t._trial_id, codec.key, sign)
+                if memo_key not in self._told_memo:
+                    self._told_memo[memo_key] = self._told_entry(t, codec, sign)
+                entry = self._told_memo[memo_key]
+                if entry is not None:
+                    finished.append(((t.datetime_complete is None, t.datetime_complete,
+                                      t.number), entry))
+            elif t.state == TrialState.RUNNING:
+                point = self._trial_point(t, codec)
+                if point is None:
+                    unknown = True
+                else:
+                    pending.append(point)
+        finished.sort(key=lambda item: item[0])
+        return [entry for _, entry in finished], pending, unknown
+
+    @staticmethod
+    def _trial_point(t: FrozenTrial, codec: _Codec) -> tuple[np.ndarray, dict] | None:
+        """(x, meta) of a trial: its stored proposal if its parameters agree, else its params."""
+        encoded = codec.encode(t.params)
+        stored = t.system_attrs.get(ATTR_PROPOSAL)
+        if isinstance(stored, dict) and stored.get("space") == codec.key:
+            x = np.asarray(stored["x"], dtype=float)
+            if encoded is None and t.state == TrialState.RUNNING:
+                return x, dict(stored["meta"])  # its parameters are not all set yet
+            if encoded is not None and np.array_equal(codec.encode(codec.decode(x)), encoded):
+                return x, dict(stored["meta"])
+        return None if encoded is None else (encoded, {})
+
+    def _told_entry(self, t: FrozenTrial, codec: _Codec, sign: float) -> _Entry | None:
+        point = self._trial_point(t, codec)
+        if point is None:
+            return None
+        y = sign * float(t.value) if t.state == TrialState.COMPLETE else math.nan
+        return _Entry(t.number, point[0], y, point[1])
+
+    def _optimizer(self, codec: _Codec, history: list[_Entry]) -> Optimizer:
+        """The cached engine optimizer told exactly ``history`` (extended or rebuilt)."""
+        key = (codec.key, self._seed)
+        cache = self._cache
+        if (cache is None or cache.key != key or len(cache.told) > len(history)
+                or not all(a.same_as(b) for a, b in zip(cache.told, history, strict=False))):
+            optimizer = self.algorithm_class(codec.space, seed=self._seed,
+                                             n_init=self._n_startup_trials,
+                                             **self._algorithm_kwargs)
+            cache = self._cache = _EngineCache(key, optimizer)
+            if len(self._told_memo) > 100_000:
+                self._told_memo.clear()
+        cache.optimizer.clear_pending()
+        for entry in history[len(cache.told):]:
+            cache.optimizer.tell(entry.x, entry.y, entry.meta)
+            cache.told.append(entry)
+        return cache.optimizer
+
+
+class _AskMark:
+    """Marks a trial as mid-ask (``ATTR_ASKING``) and refreshes the mark until stopped."""
+
+    def __init__(self, storage: Any, trial_id: int, token: str, interval: float) -> None:
+        self._storage, self._trial_id, self._token = storage, trial_id, token
+        self._interval = interval
+        self._stopped = threading.Event()
+        self._write()
+        self._thread = threading.Thread(target=self._refresh, daemon=True)
+        self._thread.start()
+
+    def _write(self) -> None:
+        self._storage.set_trial_system_attr(self._trial_id, ATTR_ASKING,
+                                            [self._token, time.time()])
+
+    def _refresh(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                self._write()
+            except Exception:  # a storage hiccup only weakens the turn-taking
+                return
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join()
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy % (2**63))
+
+
+# ------------------------------------------------------- named samplers
+class _NamedSampler(HDBOSampler):
+    algorithm_name: ClassVar[str]
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        n_startup_trials: int | None = None,
+        independent_sampler: BaseSampler | None = None,
+        **algorithm_kwargs: Any,
+    ) -> None:
+        super().__init__(self.algorithm_name, seed=seed, n_startup_trials=n_startup_trials,
+                         independent_sampler=independent_sampler, **algorithm_kwargs)
+
+
+class MSUCBSampler(_NamedSampler):
+    """MS-UCB (Tran-The et al., AAAI 2020) as an Optuna sampler; see :class:`HDBOSampler`
+    and :class:`hdbo_engine.algorithms.msucb.MSUCB` for ``algorithm_kwargs``."""
+
+    algorithm_name = "msucb"
+
+
+class CobBOSampler(_NamedSampler):
+    """CobBO (coordinate backoff BO) as an Optuna sampler; see :class:`HDBOSampler` and
+    the engine's ``cobbo`` algorithm for ``algorithm_kwargs``."""
+
+    algorithm_name = "cobbo"
+
+
+class GOUCBSampler(_NamedSampler):
+    """GO-UCB as an Optuna sampler (needs torch); see :class:`HDBOSampler` and the
+    engine's ``goucb`` algorithm for ``algorithm_kwargs``."""
+
+    algorithm_name = "goucb"
+
+
+class BKBSampler(_NamedSampler):
+    """BKB (budgeted kernelized bandits) as an Optuna sampler; see :class:`HDBOSampler`
+    and the engine's ``bkb`` algorithm for ``algorithm_kwargs``."""
+
+    algorithm_name = "bkb"
+

@@ -1,0 +1,165 @@
+"""``hdbo run --frontend optuna``: a benchmark problem as an Optuna study, N worker processes.
+
+``run_optuna(args)`` optimises ``make_problem(args.problem, args.dim)`` over
+parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
+``HDBOSampler(args.algo, seed=args.seed, budget=args.budget)``:
+
+* **Storage**: ``args.storage`` is any Optuna RDB URL (``sqlite:///file.db``,
+  ``postgresql://...``, ``mysql://...``) or a path ending in ``.log`` /
+  ``.jsonl`` / ``.journal`` for a ``JournalFileStorage``; the default is the
+  SQLite file ``OUT/optuna.db``. SQLite connections wait up to 60 s for the
+  write lock, so several local workers can share one file.
+* **Study**: ``args.study_name`` (default ``ALGO-PROBLEM-dDIM-sSEED``), created
+  or loaded (``load_if_exists``); its user attrs record algo, problem, dim and
+  seed, and a re-run with different ones is refused. Re-running the same
+  command resumes: COMPLETE trials count toward ``args.budget`` and only the
+  rest is run.
+* **Workers**: ``args.workers`` processes (spawned) share the storage; a
+  shared counter hands out exactly the missing number of trials. Every worker
+  uses the same engine seed (so any of them rebuilds the same optimizer from
+  the storage) and its own independent-sampler seed. Trials left RUNNING by a
+  killed run stay RUNNING; the sampler treats them as pending points.
+* **Output**: ``OUT/trajectory.csv`` (COMPLETE trials in number order: value,
+  best so far, sampler time) and ``OUT/summary.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
+
+
+def default_study_name(args: argparse.Namespace) -> str:
+    return f"{args.algo}-{args.problem}-d{args.dim}-s{args.seed}"
+
+
+def make_storage(url: str) -> Any:
+    """An Optuna storage for an RDB URL or a journal file path (module docstring)."""
+    import optuna
+
+    if "://" not in url:
+        if not url.endswith(_JOURNAL_SUFFIXES):
+            raise ValueError(f"storage: expected an RDB URL such as sqlite:///hdbo.db or a journal "
+                             f"file path ending in {'/'.join(_JOURNAL_SUFFIXES)}, got {url!r}")
+        from optuna.storages.journal import JournalFileBackend
+
+        return optuna.storages.JournalStorage(JournalFileBackend(url))
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+    return optuna.storages.RDBStorage(url, **kwargs)
+
+
+def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget: int,
+            seed: int, worker: int, claimed: Any, remaining: int) -> None:
+    """One worker process: ask, evaluate, tell until the run's trials are handed out."""
+    import optuna
+    from optuna.samplers import RandomSampler
+
+    from hdbo_engine.problems import make_problem
+
+    from .optuna import HDBOSampler
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    prob = make_problem(problem, dim)
+    independent_seed = int(np.random.SeedSequence(seed, spawn_key=(worker,)).generate_state(1)[0])
+    sampler = HDBOSampler(algo, seed=seed, budget=budget,
+                          independent_sampler=RandomSampler(seed=independent_seed))
+    study = optuna.load_study(study_name=study_name, storage=make_storage(url), sampler=sampler)
+    while True:
+        with claimed.get_lock():
+            if claimed.value >= remaining:
+                return
+            claimed.value += 1
+        t0 = time.perf_counter()
+        trial = study.ask()
+        x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(dim)])
+        trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
+        study.tell(trial, float(prob.evaluate_unit(x)[0]))
+
+
+def run_optuna(args: argparse.Namespace) -> int:
+    """Run (or resume) the study described by ``args``; print a summary.
+
+    Returns 0, or 1 when a worker process failed. Bad arguments raise ValueError.
+    """
+    import optuna
+
+    from hdbo_engine.algorithms import get_algorithm
+    from hdbo_engine.problems import make_problem
+
+    get_algorithm(args.algo)  # unknown or missing algorithms fail here, before any worker
+    prob = make_problem(args.problem, args.dim)
+    for name in ("budget", "workers"):
+        value = getattr(args, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    url = args.storage or f"sqlite:///{(out / 'optuna.db').resolve()}"
+    study_name = args.study_name or default_study_name(args)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(study_name=study_name, storage=make_storage(url),
+                                direction="minimize", load_if_exists=True)
+    config = {"algo": args.algo, "problem": args.problem, "dim": args.dim, "seed": args.seed}
+    stored = {k: study.user_attrs[k] for k in config if k in study.user_attrs}
+    if stored and stored != config:
+        raise ValueError(f"study_name: study {study_name!r} in {url} was run with {stored}, "
+                         f"not {config}; use another --study-name")
+    for key, value in config.items():
+        study.set_user_attr(key, value)
+
+    def n_complete() -> int:
+        return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
+
+    remaining = args.budget - n_complete()
+    start = time.perf_counter()
+    if remaining > 0:
+        ctx = mp.get_context("spawn")
+        claimed = ctx.Value("i", 0)
+        procs = [ctx.Process(target=_worker, args=(url, study_name, args.algo, args.problem,
+                                                   args.dim, args.budget, args.seed, w, claimed,
+                                                   remaining))
+                 for w in range(min(args.workers, remaining))]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        failed = [p.exitcode for p in procs if p.exitcode != 0]
+        if failed:
+            print(f"hdbo run --frontend optuna: {len(failed)} worker process(es) failed (exit "
+                  f"codes {failed}); completed trials are kept in {url}, re-run to resume",
+                  file=sys.stderr)
+            return 1
+    trials = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    values = [float(t.value) for t in trials]
+    times = [float(t.user_attrs.get("sampler_time_s", float("nan"))) for t in trials]
+    best = np.minimum.accumulate(values) if values else np.empty(0)
+    with open(out / "trajectory.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["evaluation", "value", "best_so_far", "ask_time_s"])
+        for i, (v, b, t) in enumerate(zip(values, best, times, strict=True)):
+            writer.writerow([i + 1, repr(v), repr(float(b)), f"{t:.6f}"])
+    summary = {
+        "algo": args.algo, "problem": args.problem, "dim": args.dim, "budget": args.budget,
+        "seed": args.seed, "frontend": "optuna", "storage": url, "study_name": study_name,
+        "workers": args.workers, "n_complete": len(values), "f_min": prob.f_min,
+        "best": float(best[-1]) if len(best) else None,
+        "median_ask_time_s": float(np.nanmedian(times)) if times else None,
+        "total_time": time.perf_counter() - start,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"{args.algo} on {args.problem}-{args.dim}D via optuna ({args.workers} workers, "
+          f"study {study_name!r}): {len(values)} complete trials, best {summary['best']} "
+          f"(f_min {prob.f_min:.6g}) -> {out}")
+    return 0

@@ -1,0 +1,440 @@
+"""Unit tests of hdbo_adapters.optuna: codec, study semantics, state, threads."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import optuna
+import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.trial import TrialState
+
+from hdbo_adapters.optuna import (
+    ATTR_ASKING,
+    ATTR_PROPOSAL,
+    BKBSampler,
+    CobBOSampler,
+    GOUCBSampler,
+    HDBOSampler,
+    MSUCBSampler,
+    _jsonable,
+)
+from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine.space import Real, Space
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+FAST = {"n_optimize": 4, "restarts": 1, "n_candidates": 16}
+
+
+def msucb(seed: int = 0, n_startup_trials: int = 3, **kw) -> MSUCBSampler:
+    return MSUCBSampler(seed=seed, n_startup_trials=n_startup_trials, **{**FAST, **kw})
+
+
+def quadratic(trial: optuna.Trial) -> float:
+    return sum((trial.suggest_float(f"x{i}", -2.0, 2.0) - 0.5) ** 2 for i in range(3))
+
+
+def test_named_samplers_are_thin_subclasses():
+    for cls, name in [(MSUCBSampler, "msucb"), (CobBOSampler, "cobbo"),
+                      (GOUCBSampler, "goucb"), (BKBSampler, "bkb")]:
+        sampler = cls(seed=3, n_startup_trials=4, budget=50)
+        assert isinstance(sampler, HDBOSampler) and isinstance(sampler, optuna.samplers.BaseSampler)
+        assert sampler.algorithm == name and sampler.seed == 3
+
+
+def test_generic_sampler_runs_any_registered_algorithm():
+    for name in ("gpucb", "random"):
+        study = optuna.create_study(sampler=HDBOSampler(name, seed=0, n_startup_trials=3))
+        study.optimize(quadratic, n_trials=8)
+        assert len(study.trials) == 8
+        assert sum(ATTR_PROPOSAL in t.system_attrs for t in study.trials) == 7  # all but the first
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="seed"):
+        MSUCBSampler(seed=-1)
+    with pytest.raises(ValueError, match="n_startup_trials"):
+        MSUCBSampler(n_startup_trials=0)
+    with pytest.raises(TypeError, match="independent_sampler"):
+        MSUCBSampler(independent_sampler="random")
+    with pytest.raises(TypeError, match="algorithm"):
+        HDBOSampler(3)
+    study = optuna.create_study(sampler=HDBOSampler("nope", seed=0))
+    study.optimize(quadratic, n_trials=1)  # first trial: independent sampler only
+    with pytest.raises(ValueError, match="algorithm"):
+        study.optimize(quadratic, n_trials=1)
+
+
+STEPPED = {
+    "a": FloatDistribution(-10.2, 10.2, step=0.1),
+    "b": FloatDistribution(0.0, 0.9, step=0.3),
+    "c": IntDistribution(-10, 8, step=3),
+    "d": IntDistribution(1, 1000, log=True),
+    "e": FloatDistribution(1e-5, 1.0, log=True),
+    "f": CategoricalDistribution([None, True, 2, 3.5, "s"]),
+    "g": IntDistribution(0, 3),
+}
+
+
+def test_relative_values_satisfy_their_distributions_exactly():
+    study = optuna.create_study(sampler=msucb(n_startup_trials=4))
+    for _ in range(12):
+        trial = study.ask(STEPPED)
+        study.tell(trial, float(trial.number % 5))
+    for t in study.trials[1:]:
+        assert ATTR_PROPOSAL in t.system_attrs  # relative sampling, not the fallback
+    for t in study.trials:
+        for name, dist in STEPPED.items():
+            value = t.params[name]
+            assert dist._contains(dist.to_internal_repr(value)), (name, value)
+            assert type(value) is {FloatDistribution: float, IntDistribution: int}.get(
+                type(dist), type(value))
+    params = study.sampler.sample_relative(study, study.ask()._cached_frozen_trial, STEPPED)
+    assert set(params) == set(STEPPED)
+    assert all(not isinstance(v, (np.floating, np.integer)) for v in params.values())
+
+
+def test_grid_index_mapping_round_trips_every_grid_value():
+    dist = FloatDistribution(-1.0, 1.0, step=0.25)
+    study = optuna.create_study(sampler=msucb())
+    for v in np.arange(-1.0, 1.0001, 0.25):
+        study.enqueue_trial({"x": float(v)})
+    for _ in range(9):
+        trial = study.ask({"x": dist})
+        study.tell(trial, 1.0)
+    trial = study.ask({"x": dist})  # every grid value is told: the engine must still answer
+    assert dist._contains(trial.params["x"])
+
+
+def test_maximize_is_negated_for_the_engine():
+    sampler = msucb()
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    study.optimize(lambda t: -quadratic(t), n_trials=6)
+    engine = sampler._cache.optimizer
+    values = {t.number: t.value for t in study.trials}
+    told = [e.y for e in sampler._cache.told]
+    assert told == [-values[e.number] for e in sampler._cache.told]
+    assert engine.n_told == 5  # trials 0..4 were told before trial 5 was asked
+
+
+def test_fail_is_ignored_pruned_is_a_failure_and_nonfinite_values_survive():
+    sampler = msucb()
+    study = optuna.create_study(sampler=sampler)
+
+    def objective(trial: optuna.Trial) -> float:
+        value = quadratic(trial)
+        if trial.number == 2:
+            raise RuntimeError("boom")
+        if trial.number == 3:
+            raise optuna.TrialPruned()
+        if trial.number == 4:
+            return float("inf")
+        if trial.number == 5:
+            return float("nan")  # Optuna stores this as FAIL
+        return value
+
+    study.optimize(objective, n_trials=9, catch=(RuntimeError,))
+    states = [t.state for t in study.trials]
+    assert states[2] == TrialState.FAIL and states[3] == TrialState.PRUNED
+    assert states[5] == TrialState.FAIL and states[8] == TrialState.COMPLETE
+    told = {e.number: e.y for e in sampler._cache.told}
+    assert 2 not in told and 5 not in told
+    assert math.isnan(told[3]) and told[4] == math.inf
+    assert study.best_value == min(t.value for t in study.trials
+                                   if t.state == TrialState.COMPLETE)
+
+
+def test_enqueued_and_partially_fixed_params_are_respected_and_told():
+    sampler = msucb()
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=4)
+    study.enqueue_trial({"x0": 1.25, "x1": -1.5, "x2": 0.0})
+    study.enqueue_trial({"x1": 0.75})
+    study.optimize(quadratic, n_trials=3)
+    full, partial = study.trials[4], study.trials[5]
+    assert full.params == {"x0": 1.25, "x1": -1.5, "x2": 0.0}
+    assert partial.params["x1"] == 0.75
+    assert np.allclose(partial.system_attrs[ATTR_PROPOSAL]["x"][1], (0.75 + 2) / 4)
+    told = {e.number: e.x for e in sampler._cache.told}
+    assert np.allclose(told[4], [(1.25 + 2) / 4, (-1.5 + 2) / 4, 0.5])
+    assert np.allclose(told[5][1], (0.75 + 2) / 4)
+
+
+def test_multi_objective_is_rejected_clearly():
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=msucb())
+    with pytest.raises(ValueError, match="single-objective"):
+        study.optimize(lambda t: (quadratic(t), 1.0), n_trials=1)
+
+
+def _params(study: optuna.Study) -> list[list[float]]:
+    return [list(t.params.values()) for t in study.trials]
+
+
+def test_same_seed_same_trials_and_reseed_changes_them():
+    runs = []
+    for _ in range(2):
+        study = optuna.create_study(sampler=msucb(seed=11))
+        study.optimize(quadratic, n_trials=7)
+        runs.append(_params(study))
+    assert runs[0] == runs[1]
+    sampler = msucb(seed=11)
+    old_seed = sampler.seed
+    sampler.reseed_rng()
+    assert sampler.seed != old_seed
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=7)
+    assert _params(study) != runs[0]
+
+
+def _algorithms() -> list:
+    out = []
+    for name in ("msucb", "cobbo", "goucb", "bkb"):
+        try:
+            get_algorithm(name)
+            marks = []
+        except ImportError as err:
+            marks = [pytest.mark.skip(reason=f"engine algorithm {name!r} not importable: {err}")]
+        out.append(pytest.param(name, id=name, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("name", _algorithms())
+def test_matches_the_native_engine_loop(name: str):
+    """Same seed, same continuous problem: the study's trials are the engine loop's points."""
+    dim, seed, n_init = 4, 5, 4
+    kwargs = FAST if name == "msucb" else {}
+    space = {f"x{i}": FloatDistribution(-5.0, 5.0) for i in range(dim)}
+
+    def f(values: list[float]) -> float:
+        return float(sum((v - 1.0) ** 2 for v in values))
+
+    sampler = HDBOSampler(name, seed=seed, n_startup_trials=n_init, budget=14, **kwargs)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: f([t.suggest_float(n, -5.0, 5.0) for n in space]), n_trials=14)
+
+    engine = get_algorithm(name)(Space([Real(-5.0, 5.0)] * dim), seed=seed, n_init=n_init,
+                                 budget=14, **kwargs)
+    first = [study.trials[0].params[n] for n in space]  # chosen by the independent sampler
+    engine.tell(engine.space.encode([first])[0], f(first))
+    for t in study.trials[1:]:
+        (proposal,) = engine.ask()
+        values = engine.space.decode(proposal.x)[0]
+        assert values == [t.params[n] for n in space]
+        assert t.system_attrs[ATTR_PROPOSAL]["meta"] == _jsonable(proposal.meta)
+        engine.tell(proposal.x, f(values))
+
+
+def test_cache_is_extended_not_rebuilt_and_rebuild_gives_the_same_proposal():
+    sampler = msucb(seed=2)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=6)
+    engine = sampler._cache.optimizer
+    study.optimize(quadratic, n_trials=3)
+    assert sampler._cache.optimizer is engine and engine.n_told == 8
+
+    trial = study.ask()
+    space = sampler.infer_relative_search_space(study, trial._cached_frozen_trial)
+    cached = sampler.sample_relative(study, trial._cached_frozen_trial, space)
+    fresh = msucb(seed=2)  # a new process: state only from the study
+    assert fresh.sample_relative(study, trial._cached_frozen_trial, space) == cached
+
+    # A trial that finished "earlier" than the last ones: the history is no longer an
+    # extension of what the cache told, so the sampler rebuilds, like a new process would.
+    first = study.trials[0]
+    early = optuna.trial.FrozenTrial(
+        number=0, state=TrialState.COMPLETE, value=0.0, values=None,
+        datetime_start=first.datetime_start, datetime_complete=first.datetime_complete,
+        params={"x0": 0.1, "x1": 0.2, "x2": 0.3}, distributions=space, user_attrs={},
+        system_attrs={}, intermediate_values={}, trial_id=0)
+    study.add_trial(early)
+    nxt = study.ask()._cached_frozen_trial
+    rebuilt = sampler.sample_relative(study, nxt, space)
+    assert sampler._cache.optimizer is not engine
+    assert msucb(seed=2).sample_relative(study, nxt, space) == rebuilt
+
+
+def test_running_trials_are_pending_points():
+    sampler = msucb(seed=4)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    asked = [study.ask() for _ in range(4)]
+    for trial in asked:
+        quadratic(trial)  # suggest, do not tell
+    engine = sampler._cache.optimizer
+    assert len(engine.pending) == 4  # three RUNNING trials + the last proposal itself
+    points = {tuple(t.params.values()) for t in asked}
+    assert len(points) == 4
+    other = msucb(seed=4)  # another process sees the same pending points
+    trial = study.ask()
+    space = other.infer_relative_search_space(study, trial._cached_frozen_trial)
+    other.sample_relative(study, trial._cached_frozen_trial, space)
+    assert len(other._cache.optimizer.pending) == 5
+    assert all(ATTR_PROPOSAL in t.system_attrs for t in study.trials[5:9])
+
+
+def test_threads_share_one_sampler_safely():
+    study = optuna.create_study(sampler=msucb(seed=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study.optimize(quadratic, n_trials=24, n_jobs=4)
+    assert len(study.trials) == 24
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+    assert len({tuple(p) for p in _params(study)}) == 24
+
+
+def test_dynamic_search_space_falls_back_and_rebuilds():
+    sampler = msucb()
+    study = optuna.create_study(sampler=sampler)
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", -1, 1)
+        if trial.number >= 5:
+            return x**2 + trial.suggest_int("k", 0, 4)
+        return x**2
+
+    study.optimize(objective, n_trials=10)
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+    assert all(ATTR_PROPOSAL in t.system_attrs for t in study.trials[1:])
+
+
+def test_sampler_pickles():
+    import pickle
+
+    sampler = msucb(seed=9)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    clone = pickle.loads(pickle.dumps(sampler))
+    assert clone.seed == 9 and clone._cache is None
+
+
+def _foreign_ask_in_progress(study: optuna.Study, age_s: float) -> optuna.Trial:
+    """A RUNNING trial that another process has started sampling ``age_s`` seconds ago."""
+    import time
+
+    trial = study.ask()
+    study._storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING,
+                                         ["another-process", time.time() - age_s])
+    return trial
+
+
+def test_an_ask_waits_for_an_earlier_ask_of_another_process():
+    import threading
+    import time
+
+    sampler = msucb(seed=1)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    other = _foreign_ask_in_progress(study, age_s=0.0)
+    foreign_x = [0.1, 0.2, 0.3]
+
+    def finish_other() -> None:
+        time.sleep(0.3)
+        study._storage.set_trial_system_attr(other._trial_id, ATTR_PROPOSAL, {
+            "x": foreign_x, "meta": {"foreign": True},
+            "space": _space_key(sampler)})
+
+    thread = threading.Thread(target=finish_other)
+    thread.start()
+    t0 = time.perf_counter()
+    quadratic(study.ask())
+    waited = time.perf_counter() - t0
+    thread.join()
+    assert waited >= 0.3  # it waited for the other proposal ...
+    pending = sampler._cache.optimizer.pending
+    assert any(np.allclose(p, foreign_x) for p in pending)  # ... and avoided it
+
+
+def _space_key(sampler: HDBOSampler) -> str:
+    return sampler._cache.key[0]
+
+
+def test_a_stale_or_own_ask_mark_does_not_block():
+    import time
+
+    sampler = msucb(seed=1)
+    sampler.pending_wait_s = 5.0
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    _foreign_ask_in_progress(study, age_s=10.0)  # its worker died mid-ask
+    t0 = time.perf_counter()
+    study.optimize(quadratic, n_trials=2)
+    assert time.perf_counter() - t0 < 5.0
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 7
+
+
+def test_run_optuna_refuses_a_mismatched_study(tmp_path):
+    import argparse
+
+    from hdbo_adapters.optuna_run import run_optuna
+
+    args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=3, seed=0,
+                              out=str(tmp_path), storage=str(tmp_path / "j.log"),
+                              study_name="s", workers=1)
+    assert run_optuna(args) == 0
+    assert (tmp_path / "summary.json").exists()
+    with pytest.raises(ValueError, match="study_name"):
+        run_optuna(argparse.Namespace(**{**vars(args), "dim": 4}))
+    with pytest.raises(ValueError, match="storage"):
+        run_optuna(argparse.Namespace(**{**vars(args), "storage": str(tmp_path / "x.db")}))
+    with pytest.raises(ValueError, match="workers"):
+        run_optuna(argparse.Namespace(**{**vars(args), "workers": 0}))
+
+
+def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
+    from hdbo_adapters.optuna import _Codec
+    from hdbo_engine.base import Proposal
+
+    sampler = msucb(seed=6)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=6)
+    other = study.ask()
+    quadratic(other)  # RUNNING, proposal stored
+    x_other = np.array(study._storage.get_trial(other._trial_id)
+                       .system_attrs[ATTR_PROPOSAL]["x"])
+    mine = study.ask()
+    space = sampler.infer_relative_search_space(study, mine._cached_frozen_trial)
+    codec = _Codec(space)
+    optimizer = sampler._cache.optimizer
+    optimizer.clear_pending()
+    # As if this process had not seen `other` and its ask had landed on the same point:
+    again = sampler._recheck(study, mine._cached_frozen_trial, codec, optimizer, [],
+                             Proposal(x_other, {}), None)
+    assert not np.array_equal(again.x, x_other)
+    assert any(np.array_equal(p, x_other) for p in optimizer.pending)
+
+
+def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
+    import threading
+    import time
+
+    sampler = msucb(seed=1)
+    sampler.pending_wait_s = 0.2  # refresh every 0.05 s
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=5)
+    engine_cls = sampler.algorithm_class
+    slow_ask = engine_cls.ask
+
+    def ask(self, *args, **kwargs):
+        time.sleep(0.5)
+        return slow_ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_cls, "ask", ask)
+    trial = study.ask()
+    seen: set[float] = set()
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            mark = study._storage.get_trial(trial._trial_id).system_attrs.get(ATTR_ASKING)
+            if mark:
+                seen.add(mark[1])
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    quadratic(trial)
+    stop.set()
+    watcher.join()
+    assert len(seen) >= 3  # first mark + refreshes during the slow ask
