@@ -20,7 +20,7 @@ from hdbo_adapters.cli import run_engine
 
 
 def _quality(args: argparse.Namespace) -> None:
-    for problem, dim in (("ackley", 50), ("hartmann6", 100)):
+    for problem, dim in [(p, {"ackley": 50, "hartmann6": 100}[p]) for p in args.problems]:
         for algo in ("random", "msucb"):
             best = [run_engine(algo, problem, dim, args.budget, seed, progress=False)["best"]
                     for seed in range(args.seeds)]
@@ -50,6 +50,8 @@ def main() -> None:
     parser.add_argument("what", choices=["quality", "asktime", "scale"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=int, default=None)
+    parser.add_argument("--problems", nargs="+", default=["ackley", "hartmann6"],
+                        choices=["ackley", "hartmann6"])
     args = parser.parse_args()
     args.budget = args.budget or {"quality": 200, "asktime": 200, "scale": 300}[args.what]
     {"quality": _quality, "asktime": _asktime, "scale": _scale}[args.what](args)

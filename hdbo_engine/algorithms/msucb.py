@@ -36,10 +36,14 @@ Choices the paper leaves open (documented defaults):
   their experiments); 0.1 was the better of the values we measured.
 * **Subspaces per iteration.** Default ``N0 = 10, alpha = 0``: the paper's
   main experiments use ``N0 = 1`` and its Fig. 2 shows larger ``N0`` (or
-  ``alpha``) converging faster; with ``N0 = 1`` the pool of fixed parts is
-  one random draw per evaluation, which we measured to be no better than
-  random search on Hartmann6-in-100D. ``MSUCB(D, N0=1, beta_scale=1.0)`` is
-  the paper's exact main configuration.
+  ``alpha``) converging faster; the scoring knob below keeps the larger pool
+  cheap. ``MSUCB(D, N0=1, beta_scale=1.0)`` is the paper's exact main
+  configuration.
+* **What to expect.** Every proposal takes its first ``D - d`` coordinates
+  from uniform draws (Definition 1), so on functions that depend on all
+  coordinates, or whose effective coordinates are among the first ``D - d``,
+  MS-UCB can only choose among random draws there; measured results are in
+  the README.
 * **Compute knob** ``n_optimize``. ``|Z_t|`` grows without bound, so every
   subspace is first *scored* cheaply (acquisition at ``n_candidates`` shared
   points of the free coordinates: the incumbent's free coordinates, Gaussian
