@@ -317,11 +317,15 @@ class CobBO(Optimizer):
         self.block = self._draw_block(self.round)
         self.N = self.P = 0
 
-    def surrogate_values(self) -> np.ndarray:
-        """Told values for the surrogates: failures imputed, escaped pivots penalised."""
-        y = impute_failures(self.y)
+    def surrogate_values(self, n: int | None = None) -> np.ndarray:
+        """Values of the first ``n`` [all] told points for the surrogates.
+
+        Failures imputed (``base.impute_failures``), escaped pivots penalised.
+        """
+        y = impute_failures(self.y[:n])
         for i, v in self.penalised.items():
-            y[i] = max(y[i], v)
+            if i < len(y):
+                y[i] = max(y[i], v)
         return y
 
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
@@ -349,17 +353,16 @@ class CobBO(Optimizer):
             if self.N >= self.tau and delta <= 0.1 and self.P <= backoff_xi(delta):
                 self._new_round()
         if self.q >= self.escape_patience:
-            self._escape()
+            self._escape(i + 1)
 
-    def _escape(self) -> None:
-        """App. B.1: penalise V_t in the surrogates and move it to a far above-median point."""
-        n = self.n_told
-        y = self.surrogate_values()
+    def _escape(self, n: int) -> None:
+        """App. B.1 on the first ``n`` told points: penalise V_t, move it far above median."""
+        y = self.surrogate_values(n)
         med = float(np.median(y))
         if self.pivot is not None:
             self.penalised[self.pivot] = max(med, self.penalised.get(self.pivot, -np.inf))
             y[self.pivot] = max(y[self.pivot], med)
-        good = np.flatnonzero((y < med) & np.isfinite(self.y))
+        good = np.flatnonzero((y < med) & np.isfinite(self.y[:n]))
         good = good[good != self.pivot]
         self.q = 0
         if good.size:
