@@ -42,7 +42,7 @@ Algorithm 2, as implemented
   coordinates only (:class:`hdbo_engine.gp.GP`, hyperparameters fitted by
   MAP from the prior mode at every ask, ``fit_maxiter`` [30] iterations),
   conditioned on the virtual and real points of ``Omega_t``. At most
-  ``max_gp_points`` [200] of them are used: those nearest to ``V`` in the
+  ``max_gp_points`` [100] of them are used: those nearest to ``V`` in the
   block coordinates (the pivot always included), a compute cap the paper
   does not need with its smaller budgets. The acquisition [expected
   improvement over the best modelled value; ``acquisition="ucb"`` gives
@@ -213,7 +213,7 @@ class CobBO(Optimizer):
     escape_candidates: above-median points sampled when escaping [5].
     acquisition: "ei" or "ucb" ["ei"]; ucb_beta: UCB's beta [4.0].
     virtual_noise: maximal extra noise variance of virtual points [0.05].
-    max_gp_points: stage-2 GP data cap (nearest to the pivot) [200].
+    max_gp_points: stage-2 GP data cap (nearest to the pivot) [100].
     local_radius: half-width of the acquisition box around the pivot in each
         block coordinate; None searches the whole block box [0.2].
     n_candidates, restarts: acquisition scoring points and L-BFGS-B starts [256, 5].
@@ -236,7 +236,7 @@ class CobBO(Optimizer):
         acquisition: str = "ei",
         ucb_beta: float = 4.0,
         virtual_noise: float = 0.05,
-        max_gp_points: int = 200,
+        max_gp_points: int = 100,
         n_candidates: int = 256,
         restarts: int = 5,
         fit_maxiter: int = 30,
