@@ -395,7 +395,7 @@ class CobBO(Optimizer):
                 model.params = gp.params
                 model.set_data(np.vstack([Xb, Fp]), np.concatenate([-zb, mean_p]),
                                np.concatenate([extra, np.zeros(len(Fp))]))
-            yC = self._maximize(model, V[C], rng)
+            yC = self._maximize(model, V[C], np.vstack([Xb, *fantasy]) if fantasy else Xb, rng)
             x = V.copy()
             x[C] = yC
             out.append((x, dict(meta)))
@@ -425,8 +425,14 @@ class CobBO(Optimizer):
                          self.virtual_noise * np.minimum(1.0, (shift[keep] / length) ** 2))
         return X[keep][:, C], values, extra
 
-    def _maximize(self, gp: GP, v_block: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Alg. 2 line 13: acquisition maximiser inside the block's box."""
+    def _maximize(self, gp: GP, v_block: np.ndarray, avoid: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+        """Alg. 2 line 13: acquisition maximiser inside the block's box.
+
+        The best L-BFGS-B result that differs from every row of ``avoid`` (the
+        points already in the subspace, e.g. the pivot itself) is returned; if
+        all coincide, a uniform point of the local box.
+        """
         d = len(v_block)
         post = gp.subspace(np.arange(d), v_block[None, :])
         best = float(np.max(gp.z))
@@ -448,7 +454,10 @@ class CobBO(Optimizer):
         cand = np.vstack([v_block[None, :], local, uniform])
         Y0 = cand[top_k(acq(cand)[0], self.restarts)]
         Y, vals = lbfgsb_batch(acq, Y0, lo, hi)
-        return Y[int(np.argmax(vals))]
+        for k in np.argsort(-vals, kind="stable"):
+            if np.min(np.abs(avoid - Y[k]).max(axis=1)) > 1e-9:
+                return Y[k]
+        return lo + rng.random(d) * (hi - lo)
 
 
 def _meta_block(meta: dict[str, Any], dim: int) -> np.ndarray | None:
