@@ -25,7 +25,7 @@ Algorithm 2, as implemented
   distance between nodes" of scipy's legacy ``Rbf``, which the paper's code
   used: ``(prod(edges of the bounding box) / n)^(1/D)``; no polynomial tail,
   as in legacy ``Rbf``). Measured on Rastrigin-50D, Levy-100D and Ackley-100D
-  histories, this estimates virtual points several times more accurately
+  histories (one seed, ``/tmp`` probe), this estimates virtual points several times more accurately
   than ``l`` = the RMS inter-point distance (which in high dimension is far
   larger) or a constant tail. When the interpolation system is singular or
   ill-conditioned (LinAlgError, LinAlgWarning or non-finite output) the
@@ -54,10 +54,13 @@ Algorithm 2, as implemented
   ``local_radius`` [0.2] around V's block coordinates. The paper's text
   maximises over the whole block box (``local_radius=None``); its released
   code confines the search with trust regions. Measured here (seed 0,
-  ``/tmp`` probes, not a benchmark): whole box vs 0.2 gave 705 vs 525 on
-  Rastrigin-50D after 200 evaluations and 1019 vs 469 on Levy-100D after
-  250 (random search: 740 and 883): the RBF estimates of far virtual points
-  are too rough for the GP to extrapolate across the whole box.
+  ``/tmp`` probes, not a benchmark, on the earlier domains ``[-5.12,
+  5.12]^50`` and ``[-10, 10]^100`` with ``max_gp_points=200``): whole box vs
+  0.2 gave 705 vs 525 on Rastrigin-50D after 200 evaluations and 1019 vs
+  469 on Levy-100D after 250 (random search: 740 and 883): the RBF
+  estimates of far virtual points are too rough for the GP to extrapolate
+  across the whole box. The proposal is the best L-BFGS-B result that is
+  not already a point of the subspace data (e.g. ``V`` itself).
 * **Pivot update** (lines 15-19): a told value below ``M`` moves ``V`` there,
   sets ``M`` to it and ``q = 0``; otherwise ``q += 1``.
 * **Preference update** (eq. (2)): for a point proposed in block ``C``,
@@ -92,7 +95,8 @@ weights, pivot, counters and the current block are updated point by point in
 :meth:`CobBO._on_tell` from the told values and these metas, and a new block
 for round ``r`` is drawn (when the stopping rule or an escape asks for it)
 from a generator seeded by ``(seed, r)`` with the current ``pi``; escape
-sampling uses a generator seeded by ``(seed, n_told)``. Everything is
+sampling uses a generator seeded by ``(seed, n)``, ``n`` the number of told
+points at the escape (escapes use only those first ``n`` points). Everything is
 therefore a function of the told history, so :meth:`Optimizer.from_history`
 rebuilds the exact state. Told points without a block in their meta
 (initial design, points told without an ask) only move the pivot. Points
