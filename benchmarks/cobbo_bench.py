@@ -12,9 +12,10 @@ Subcommands (all minimise; values are the benchmark's own scale):
   and seed; prints one row per run and a summary (median, IQR, median
   seconds per run). All methods use the same seeds and ``n_init`` = 20.
 * ``asktime``: for each dimension, tells ``--history`` uniform random
-  evaluated points to CobBO and to GP-UCB, makes one untimed ask/tell (it
-  triggers the hyperparameter refits the history needs), then times
-  ``--asks`` ask/tell cycles and prints the median ask time of each method
+  evaluated points to CobBO and to GP-UCB, makes one untimed ask/tell each
+  (it triggers the hyperparameter refits the history needs), then times
+  ``--asks`` ask/tell cycles, alternating between the two methods so both
+  see the same machine load, and prints the median ask time of each method
   and their ratio, all in one process.
 * ``long``: one CobBO run; prints the final best value, total wall time and
   the peak resident memory of the process (``resource.getrusage``).
@@ -74,18 +75,20 @@ def cmd_asktime(args: argparse.Namespace) -> None:
         rng = np.random.default_rng(args.seed)
         X = rng.random((args.history, dim))
         y = prob.evaluate_unit(X)
-        med = {}
+        opts = {}
         for m in ("cobbo", "gpucb"):
-            opt = get_algorithm(m)(dim, seed=args.seed, budget=args.history + args.asks + 1)
-            opt.tell(X, y)
-            times = []
-            for k in range(args.asks + 1):
+            opts[m] = get_algorithm(m)(dim, seed=args.seed,
+                                       budget=args.history + args.asks + 1)
+            opts[m].tell(X, y)
+        times: dict[str, list[float]] = {m: [] for m in opts}
+        for k in range(args.asks + 1):  # interleaved, so both see the same machine load
+            for m, opt in opts.items():
                 a = time.perf_counter()
                 (p,) = opt.ask()
                 if k:
-                    times.append(time.perf_counter() - a)
+                    times[m].append(time.perf_counter() - a)
                 opt.tell(p.x, float(prob.evaluate_unit(p.x)[0]))
-            med[m] = float(np.median(times))
+        med = {m: float(np.median(t)) for m, t in times.items()}
         print(f"{dim:5d} {1e3 * med['cobbo']:10.1f} {1e3 * med['gpucb']:10.1f} "
               f"{med['gpucb'] / med['cobbo']:12.1f}", flush=True)
 
