@@ -35,8 +35,11 @@ from hdbo_engine.problems import make_problem
 
 
 def run_once(method: str, problem: str, dim: int, evals: int, seed: int,
-             n_init: int) -> tuple[float, float, np.ndarray]:
-    """One sequential run; returns best value, wall seconds and the ask times."""
+             n_init: int, report_every: int = 0) -> tuple[float, float, np.ndarray]:
+    """One sequential run; returns best value, wall seconds and the ask times.
+
+    ``report_every > 0`` prints progress (evaluations, best, seconds, peak memory).
+    """
     prob = make_problem(problem, dim)
     opt = get_algorithm(method)(dim, seed=seed, budget=evals, n_init=n_init)
     times = []
@@ -46,7 +49,16 @@ def run_once(method: str, problem: str, dim: int, evals: int, seed: int,
         (p,) = opt.ask()
         times.append(time.perf_counter() - a)
         opt.tell(p.x, float(prob.evaluate_unit(p.x)[0]))
+        if report_every and opt.n_told % report_every == 0:
+            print(f"  {opt.n_told:6d} evals  best {opt.best[1]:.4f}  "
+                  f"{time.perf_counter() - t0:8.1f} s  peak {peak_mib():.0f} MiB", flush=True)
     return opt.best[1], time.perf_counter() - t0, np.array(times)
+
+
+def peak_mib() -> float:
+    """Peak resident memory of this process in MiB (``resource.getrusage``)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (2**20 if sys.platform == "darwin" else 2**10)  # bytes on macOS, KiB on Linux
 
 
 def cmd_quality(args: argparse.Namespace) -> None:
@@ -94,15 +106,14 @@ def cmd_asktime(args: argparse.Namespace) -> None:
 
 
 def cmd_long(args: argparse.Namespace) -> None:
+    print(f"# cobbo {args.problem}-{args.dim}D, {args.evals} evaluations, seed {args.seed}",
+          flush=True)
     best, secs, times = run_once("cobbo", args.problem, args.dim, args.evals, args.seed,
-                                 args.n_init)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    print(f"# cobbo {args.problem}-{args.dim}D, {args.evals} evaluations, seed {args.seed}")
+                                 args.n_init, args.report_every)
     print(f"final best      {best:.4f}")
     print(f"total time      {secs:.1f} s (median ask {1e3 * np.median(times):.1f} ms, "
           f"max ask {1e3 * times.max():.1f} ms)")
-    print(f"peak memory     {peak * scale / 2**20:.1f} MiB (process RSS)")
+    print(f"peak memory     {peak_mib():.1f} MiB (process RSS)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -127,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     lg.add_argument("--evals", type=int, default=2000)
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--n-init", type=int, default=20)
+    lg.add_argument("--report-every", type=int, default=100)
     args = parser.parse_args(argv)
     {"quality": cmd_quality, "asktime": cmd_asktime, "long": cmd_long}[args.cmd](args)
 
