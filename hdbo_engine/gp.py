@@ -113,14 +113,28 @@ class GP:
         self.fit_maxiter = fit_maxiter
         self.params = GPParams(np.full(dim, np.exp(self.prior_mu)), 1.0, np.exp(NOISE_PRIOR_MU))
         self.X = np.empty((0, dim))
+        self.extra_noise = np.zeros(0)
         self.y_mean, self.y_std = 0.0, 1.0
         self.fitted = False
 
     # ------------------------------------------------------------------ data
-    def set_data(self, X: np.ndarray, y: np.ndarray) -> GP:
-        """Condition on (X, y) with the current hyperparameters."""
+    def set_data(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> GP:
+        """Condition on (X, y) with the current hyperparameters.
+
+        ``noise`` (optional, shape (n,)): extra per-point noise variance added to
+        the fitted homoscedastic noise, in units of the standardised output
+        variance (e.g. for estimated rather than observed values). Default: none.
+        """
         self.X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float)
+        if noise is None:
+            self.extra_noise = np.zeros(len(y))
+        else:
+            extra = np.asarray(noise, dtype=float)
+            if extra.shape != y.shape or not np.all(np.isfinite(extra)) or (extra < 0).any():
+                raise ValueError(f"noise: expected {len(y)} finite values >= 0, "
+                                 f"got shape {extra.shape}")
+            self.extra_noise = extra
         self.y_mean = float(y.mean()) if len(y) else 0.0
         std = float(y.std()) if len(y) > 1 else 0.0
         self.y_std = std if std > 1e-12 * max(1.0, abs(self.y_mean)) else 1.0
@@ -132,7 +146,7 @@ class GP:
         p = self.params
         Xs = self.X / p.lengthscales
         K = matern52(np.sqrt(scaled_sqdist(Xs, Xs)), p.signal_var)
-        K[np.diag_indices_from(K)] += p.noise_var
+        K[np.diag_indices_from(K)] += p.noise_var + self.extra_noise
         self.L = robust_cholesky(K)
         self.alpha = cho_solve((self.L, True), self.z, check_finite=False)
 
@@ -149,7 +163,7 @@ class GP:
         Xs = X / ell
         r = np.sqrt(scaled_sqdist(Xs, Xs))
         K = matern52(r, s2)
-        K[np.diag_indices_from(K)] += noise
+        K[np.diag_indices_from(K)] += noise + self.extra_noise
         try:
             L = cholesky(K, lower=True, check_finite=False)
         except LinAlgError:
@@ -163,7 +177,7 @@ class GP:
         grad = np.empty_like(theta)
         grad[:-2] = -g_ell
         Kf = K.copy()
-        Kf[np.diag_indices_from(Kf)] -= noise
+        Kf[np.diag_indices_from(Kf)] -= noise + self.extra_noise
         grad[-2] = -0.5 * np.sum(W * Kf)
         grad[-1] = -0.5 * noise * np.trace(W)
         # log-normal priors on lengthscales and noise
@@ -173,9 +187,13 @@ class GP:
         grad[-1] += theta[-1] - NOISE_PRIOR_MU
         return float(nll), grad
 
-    def fit(self, X: np.ndarray, y: np.ndarray, restarts: int = 1) -> GP:
-        """MAP hyperparameter fit (warm start + prior-mode start), then condition."""
-        self.set_data(X, y)
+    def fit(self, X: np.ndarray, y: np.ndarray, restarts: int = 1,
+            noise: np.ndarray | None = None) -> GP:
+        """MAP hyperparameter fit (warm start + prior-mode start), then condition.
+
+        ``noise``: optional per-point extra noise variance, as in :meth:`set_data`.
+        """
+        self.set_data(X, y, noise)
         if len(self.z) < 2:
             return self
         bounds = self._bounds()

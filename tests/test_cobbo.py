@@ -1,0 +1,248 @@
+"""Tests of the CobBO engine algorithm (issue 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine.algorithms.cobbo import (
+    CobBO,
+    backoff_tau,
+    backoff_xi,
+    rbf_estimate,
+    relative_improvement,
+)
+from hdbo_engine.gp import GP
+from hdbo_engine.problems import make_problem
+
+
+def _run(opt: CobBO, f, n: int) -> CobBO:
+    for _ in range(n):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(f(p.x)))
+    return opt
+
+
+def _sphere_first_half(x: np.ndarray) -> float:
+    h = len(x) // 2
+    return float(np.sum((x[:h] - 0.3) ** 2))
+
+
+# ------------------------------------------------------------------ paper formulas
+def test_backoff_tau_and_xi_follow_section_3_2():
+    assert backoff_tau(1000, 10) == 2.0
+    assert backoff_tau(500, 50) == 2.5
+    assert backoff_tau(500, 70) == 3.5
+    assert backoff_tau(2000, 150) == 6.0
+    assert backoff_tau(2000, 200) == 7.0
+    assert backoff_xi(0.0) == 4 and backoff_xi(0.049) == 4
+    assert backoff_xi(0.05) == 2 and backoff_xi(0.1) == 2
+    assert backoff_xi(0.11) == 0
+    # minimisation: Delta > 0 means a lower value; denominator floored at 0.1
+    assert relative_improvement(8.0, 10.0) == pytest.approx(0.2)
+    assert relative_improvement(0.0, 0.05) == pytest.approx(0.5)
+    assert relative_improvement(float("nan"), 1.0) == -np.inf
+
+
+def test_registry_and_defaults():
+    assert get_algorithm("cobbo") is CobBO
+    opt = CobBO(40, seed=0)
+    assert opt.n_init == 20
+    assert opt.tau == 1.0 + 2  # budget unknown -> T = 1000
+    assert list(opt.block_sizes) == [1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30]
+    np.testing.assert_allclose(opt.preference, np.full(40, 1 / 40))
+    small = CobBO(5, seed=0, budget=100)
+    assert list(small.block_sizes) == [1, 4, 5]  # capped by D, distinct values
+    assert small.tau == pytest.approx(1.1)
+
+
+def test_eq2_multiplicative_weights():
+    opt = CobBO(6, seed=0, n_init=2)
+    opt.tell(np.full(6, 0.5), 1.0)
+    opt.tell(np.full(6, 0.4), 2.0)
+    block = [0, 2]
+    opt.tell(np.full(6, 0.3), 0.5, {"round": 99, "block": block})  # improvement
+    w = np.exp(opt.log_w)
+    np.testing.assert_allclose(w[block] / w[1], 2.0)
+    opt.tell(np.full(6, 0.2), 3.0, {"round": 99, "block": [0]})  # failure
+    w = np.exp(opt.log_w)
+    np.testing.assert_allclose(w[0] / w[1], 2.0 / 1.1)
+    np.testing.assert_allclose(w[2] / w[1], 2.0)
+    assert opt.q == 1 and opt.M == 0.5
+
+
+def test_backoff_switches_block_after_tau_failures():
+    opt = CobBO(30, seed=1, n_init=3, budget=1000)  # tau = 3
+    for k in range(3):
+        opt.tell(np.full(30, 0.1 * (k + 1)), 10.0 + k)
+    r0 = opt.round
+    meta = {"round": r0, "block": [int(c) for c in opt.block]}
+    for k in range(2):
+        opt.tell(np.full(30, 0.5 + 0.01 * k), 50.0, dict(meta))
+        assert opt.round == r0 and opt.N == k + 1
+    opt.tell(np.full(30, 0.6), 50.0, dict(meta))  # N = tau, Delta <= 0: new block
+    assert opt.round == r0 + 1 and opt.N == 0
+    # many consecutive big improvements keep the block (Delta > 0.1)
+    meta = {"round": opt.round, "block": [int(c) for c in opt.block]}
+    for k in range(6):
+        opt.tell(np.full(30, 0.7 + 0.01 * k), 5.0 / 2**k, dict(meta))
+    assert opt.round == r0 + 1 and opt.P == 6
+
+
+# ------------------------------------------------------------------ contract
+def test_contract_ask_tell_pending_and_failures():
+    D = 12
+    opt = CobBO(D, seed=3, n_init=8, budget=60)
+    f = make_problem("levy", D).evaluate_unit
+    init = opt.ask(8)
+    assert all(p.meta.get("init") for p in init)
+    for p in init:
+        opt.tell(p.x, float(f(p.x)[0]))
+    props = opt.ask(3)
+    X = np.array([p.x for p in props])
+    assert X.shape == (3, D) and np.all((X >= 0) & (X <= 1))
+    assert len({tuple(x) for x in X}) == 3
+    V = opt.X[opt.pivot]
+    for p in props:
+        assert p.meta["round"] == opt.round and p.meta["block"] == opt.block.tolist()
+        outside = np.setdiff1d(np.arange(D), p.meta["block"])
+        np.testing.assert_array_equal(p.x[outside], V[outside])  # eq. (1): x in Omega_t
+    more = opt.ask(2)  # three points still pending: new ones differ from them
+    allx = np.vstack([X, [p.x for p in more]])
+    assert len({tuple(x) for x in allx}) == 5
+    opt.tell(X[0], float("nan"))  # a failed evaluation
+    opt.tell(X[1], float("inf"))
+    for p in [props[2], *more]:
+        opt.tell(p.x, float(f(p.x)[0]))
+    assert np.isfinite(opt.best[1]) and opt.n_told == 13
+    (p,) = opt.ask()
+    assert np.all(np.isfinite(p.x))
+    opt.tell(np.full(D, 0.5), 1.0)  # a point told without an ask
+    assert opt.ask()[0].x.shape == (D,)
+
+
+def test_too_few_finite_values_give_random_points():
+    opt = CobBO(5, seed=0, n_init=1)
+    opt.tell(np.random.default_rng(0).random((3, 5)), [np.nan, 2.0, np.inf])
+    (p,) = opt.ask()
+    assert p.meta == {"random": True} and opt.best[1] == 2.0
+
+
+def test_rebuild_from_history_continues_identically():
+    D = 10
+    f = make_problem("rastrigin", D).evaluate_unit
+    kwargs = dict(seed=11, budget=80, n_init=8, escape_patience=6)
+    opt = CobBO(D, **kwargs)
+    for k in range(45):
+        (p,) = opt.ask()
+        y = float("nan") if k == 20 else float(f(p.x)[0])
+        opt.tell(p.x, y)
+    rebuilt = CobBO.from_history(D, opt.X, opt.y, opt.metas, **kwargs)
+    assert opt.n_escapes > 0 and opt.round > 3  # the state exercised escapes and rounds
+    np.testing.assert_array_equal(rebuilt.log_w, opt.log_w)
+    np.testing.assert_array_equal(rebuilt.block, opt.block)
+    assert (rebuilt.pivot, rebuilt.M, rebuilt.q, rebuilt.round, rebuilt.N, rebuilt.P) == (
+        opt.pivot, opt.M, opt.q, opt.round, opt.N, opt.P)
+    assert rebuilt.penalised == opt.penalised
+    a, b = opt.ask(2), rebuilt.ask(2)
+    for pa, pb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(pa.x, pb.x)
+        assert pa.meta == pb.meta
+
+
+def test_same_seed_same_proposals():
+    f = make_problem("ackley", 8).evaluate_unit
+    runs = [_run(CobBO(8, seed=5, n_init=6, budget=30), lambda x: f(x)[0], 25) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].X, runs[1].X)
+
+
+# ------------------------------------------------------------------ behaviour
+def test_escape_moves_pivot_to_far_above_median_point():
+    opt = CobBO(4, seed=0, n_init=6, escape_patience=3)
+    rng = np.random.default_rng(0)
+    X0 = rng.random((6, 4))
+    opt.tell(X0, [5.0, 1.0, 4.0, 2.0, 6.0, 3.0])
+    assert opt.pivot == 1
+    for _ in range(3):
+        opt.tell(rng.random(4), 10.0, {"round": opt.round, "block": [0, 1]})
+    assert opt.n_escapes == 1 and opt.q == 0
+    assert opt.pivot != 1 and opt.y[opt.pivot] < np.median(opt.y[:9])
+    assert opt.M == opt.y[opt.pivot]
+    assert opt.surrogate_values()[1] > 1.0  # the trapped pivot's value was raised
+    assert opt.best[1] == 1.0  # the true history is untouched
+
+
+def test_preference_concentrates_on_active_coordinates():
+    # Sec. 4.1 / Fig. 5: only the first half of the coordinates matter. Eq. (2)
+    # is a noisy process (one lucky improvement doubles every coordinate of its
+    # block), so the claim is checked on the average over four seeds.
+    D = 20
+    shares = []
+    for seed in range(4):
+        opt = _run(CobBO(D, seed=seed, n_init=10, budget=200), _sphere_first_half, 110)
+        shares.append(opt.preference[: D // 2].sum())
+    assert np.mean(shares) > 0.65 and np.median(shares) > 0.65, shares
+
+
+def test_improves_over_random_search():
+    D, n = 20, 70
+    prob = make_problem("levy", D)
+    f = lambda x: float(prob.evaluate_unit(x)[0])  # noqa: E731
+    cob, rnd = [], []
+    for seed in range(3):
+        cob.append(_run(CobBO(D, seed=seed, budget=n), f, n).best[1])
+        rnd.append(_run(get_algorithm("random")(D, seed=seed), f, n).best[1])
+    assert np.median(cob) < np.median(rnd), (cob, rnd)
+
+
+# ------------------------------------------------------------------ pieces
+def test_rbf_interpolates_and_survives_duplicates():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 6))
+    y = np.sin(3 * X).sum(1)
+    est, length = rbf_estimate(X, y, X[:5])
+    np.testing.assert_allclose(est, y[:5], atol=1e-6)
+    assert length > 0
+    Xd = np.vstack([X, X[:3]])  # exact duplicates: singular system, smoothing fallback
+    est, _ = rbf_estimate(Xd, np.concatenate([y, y[:3] + 1.0]), X[:4])
+    assert np.all(np.isfinite(est))
+
+
+def test_gp_per_point_noise_is_optional_and_validated():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((15, 2)), rng.random(15)
+    base = GP(2).set_data(X, y)
+    noisy = GP(2).set_data(X, y, noise=np.full(15, 0.5))
+    assert noisy.predict(X[:3])[1].min() > base.predict(X[:3])[1].max()
+    with pytest.raises(ValueError, match="noise"):
+        GP(2).set_data(X, y, noise=-np.ones(15))
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"alpha": 1.0}, "alpha"),
+    ({"beta": 0.5}, "beta"),
+    ({"beta": True}, "beta"),
+    ({"block_sizes": ()}, "block_sizes"),
+    ({"block_sizes": (0, 4)}, "block_sizes"),
+    ({"block_sizes": (2.5,)}, "block_sizes"),
+    ({"escape_patience": 0}, "escape_patience"),
+    ({"escape_candidates": 0}, "escape_candidates"),
+    ({"acquisition": "pi"}, "acquisition"),
+    ({"ucb_beta": -1.0}, "ucb_beta"),
+    ({"virtual_noise": -0.1}, "virtual_noise"),
+    ({"local_radius": 0.0}, "local_radius"),
+    ({"max_gp_points": 0}, "max_gp_points"),
+    ({"restarts": 0}, "restarts"),
+    ({"budget": 0}, "budget"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        CobBO(10, **kwargs)
+
+
+def test_bad_argument_types():
+    with pytest.raises(TypeError, match="block_sizes"):
+        CobBO(10, block_sizes=4)
+    with pytest.raises(TypeError, match="space"):
+        CobBO("ten")
