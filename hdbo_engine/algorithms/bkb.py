@@ -62,8 +62,7 @@ Choices the paper leaves open (documented defaults)
   floored at ``lam_min`` [1e-2, relative to a unit-variance output]. The
   dictionary size tracks ``d_eff(lambda)``, which approaches t when lambda
   is tiny; the floor keeps the sketch useful when the fit finds almost no
-  noise;
-  ``xi`` defaults to ``sqrt(lambda)`` (the paper's ``lambda = xi^2``).
+  noise. ``xi`` defaults to ``sqrt(lambda)`` (the paper's ``lambda = xi^2``).
 * **q_bar**: the theorem needs ``q_bar >= 6 alpha log(4T/delta)/eps^2``
   (``q_bar="theory"``, with ``T = budget`` or 1000), which keeps nearly every
   point and makes ``m_t ~ t``. The default ``q_bar = 4`` keeps points with
@@ -81,11 +80,14 @@ Choices the paper leaves open (documented defaults)
   arms uniformly. Told points that are not arms are used by the model but
   never proposed. (b) No ``arms`` (continuous box, Appendix A): each step
   scores a fresh candidate set of ``n_candidates`` [min(5000, 500 + 20 D)]
-  points, half scrambled Sobol points and half perturbations of the 5 best
+  points, about half scrambled Sobol points (a power of two) and the rest
+  perturbations of the 5 best
   evaluated points (Gaussian steps of sd 0.1 on about ``min(D, 20)``
   randomly chosen coordinates), then refines the ``n_refine`` [5] best
-  candidates with batched L-BFGS-B (:func:`hdbo_engine.maximize.lbfgsb_batch`)
-  on ``u~`` with its analytic gradient.
+  candidates with batched L-BFGS-B (:func:`hdbo_engine.maximize.lbfgsb_batch`,
+  50 iterations) on ``u~`` with its analytic gradient. All t evaluated
+  points are distinct here, so a step costs ``O((n_candidates + t) m_t^2)``
+  plus the refinement's ``O(n_refine * iterations * m_t^2)``.
 * **n_init** [10] uniform random points (the paper starts from 1:
   ``n_init=1``).
 * **Pending points / ask(n > 1)**: kriging believer on the sketch: each
