@@ -154,6 +154,10 @@ def run_arms(args: argparse.Namespace) -> dict:
 def run_continuous(args: argparse.Namespace) -> dict:
     problem = make_problem(args.problem, args.dim)
     kwargs = {} if args.q_bar is None else {"q_bar": args.q_bar}
+    if args.n_candidates is not None:
+        kwargs["n_candidates"] = args.n_candidates
+    if args.n_refine is not None:
+        kwargs["n_refine"] = args.n_refine
     opt = BKB(args.dim, seed=args.seed, budget=args.T, **kwargs)
     times, sizes, best = [], [], []
     start = time.perf_counter()
@@ -205,6 +209,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--T", type=int, default=5000)
     c.add_argument("--problem", default="hartmann6")
     c.add_argument("--q-bar", type=float, default=None)
+    c.add_argument("--n-candidates", type=int, default=None, help="BKB default when omitted")
+    c.add_argument("--n-refine", type=int, default=None, help="BKB default when omitted")
     c.add_argument("--report-at", type=int, nargs="+", default=[1000, 2500, 5000])
     c.add_argument("--window", type=int, default=100)
     c.add_argument("--log-every", type=int, default=250)
