@@ -166,6 +166,8 @@ def run_continuous(args: argparse.Namespace) -> dict:
     kwargs = {} if args.q_bar is None else {"q_bar": args.q_bar}
     if args.n_candidates is not None:
         kwargs["n_candidates"] = args.n_candidates
+    if args.beta_scale is not None:
+        kwargs["beta_scale"] = args.beta_scale
     if args.n_refine is not None:
         kwargs["n_refine"] = args.n_refine
     opt = BKB(args.dim, seed=args.seed, budget=args.T, **kwargs)
@@ -213,7 +215,7 @@ def main(argv: list[str] | None = None) -> None:
     a.add_argument("--noise", type=float, default=0.05, help="noise sd / std of f over arms")
     a.add_argument("--n-fit", type=int, default=200)
     a.add_argument("--q-bar", type=float, default=4.0)
-    a.add_argument("--beta-scale", type=float, default=0.2)
+    a.add_argument("--beta-scale", type=float, default=0.05)
     a.add_argument("--report-at", type=int, nargs="+", default=[100, 250, 500, 1000])
     a.add_argument("--log-every", type=int, default=100)
     a.add_argument("--seed", type=int, default=0)
@@ -222,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--T", type=int, default=5000)
     c.add_argument("--problem", default="hartmann6")
     c.add_argument("--q-bar", type=float, default=None)
+    c.add_argument("--beta-scale", type=float, default=None, help="BKB default when omitted")
     c.add_argument("--n-candidates", type=int, default=None, help="BKB default when omitted")
     c.add_argument("--n-refine", type=int, default=None, help="BKB default when omitted")
     c.add_argument("--report-at", type=int, nargs="+", default=[1000, 2500, 5000])

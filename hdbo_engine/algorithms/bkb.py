@@ -71,7 +71,9 @@ Choices the paper leaves open (documented defaults)
 * **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
   multiplies the GP-scale standard deviation by about
   ``2 sqrt(alpha log(t) d_eff)``, i.e. 30-100 at a few hundred steps, which
-  is pure exploration in practice. ``beta_scale`` [0.2] multiplies
+  is pure exploration in practice (every step pulls a new, far-away arm, so
+  ``d_eff`` and with it ``m_t`` grow like t). ``beta_scale`` [0.05, a
+  multiplier of about 1-6 on the GP standard deviation for t up to 1000] multiplies
   ``beta~_t``; ``beta_scale=1`` is the paper's value. Defaults ``eps = 0.5``,
   ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the standardised scale).
 * **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
@@ -178,7 +180,7 @@ class BKB(Optimizer):
     lam_min: floor on the fitted lambda [1e-2].
     xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
-    beta_scale: multiplier on beta~_t, 1 = the paper [0.2].
+    beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
     refit_growth: hyperparameter refit cadence [0.2].
     fit_max_points: most evaluations per hyperparameter fit [200].
@@ -202,7 +204,7 @@ class BKB(Optimizer):
         delta: float = 0.1,
         eps: float = 0.5,
         F: float = 1.0,
-        beta_scale: float = 0.2,
+        beta_scale: float = 0.05,
         kernel: GPParams | None = None,
         refit_growth: float = 0.2,
         fit_max_points: int = 200,
