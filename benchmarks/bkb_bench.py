@@ -117,10 +117,10 @@ def run_arms(args: argparse.Namespace) -> dict:
                              "lengthscale_median": float(np.median(params.lengthscales)),
                              "signal_var": params.signal_var, "lambda": lam,
                              "noise_sd": noise_sd}}
+    first = None  # BKB's first (random) arm, reused by exact GP-UCB
     for name in ("bkb", "exact_gpucb"):
         noise_rng = np.random.default_rng(args.seed + 1)  # same noise stream for both
         regret, ask_time, sizes, step_times = [], 0.0, [], []
-        first = None
         wall = time.perf_counter()
         for t in range(1, args.T + 1):
             t0 = time.process_time()
