@@ -1,0 +1,245 @@
+"""BKB benchmarks for issue 4 ("Show" section).
+
+Two experiments, each in one process (timings are only compared within a run):
+
+``arms``  finite arm set (default 2000 arms uniform in [0, 1]^8, T = 1000):
+    BKB versus exact GP-UCB on the same arms, same fixed kernel, same lambda,
+    same output scale and the same beta~_t rule (the exact method uses exact
+    posterior variances in it). Reports cumulative regret at several t, the
+    total ask time of each method and their ratio, and BKB's m_t.
+
+    The kernel is fitted once, before both runs, on ``--n-fit`` noisy
+    evaluations of random arms (engine GP, Matern-5/2 ARD, 4 starts); lambda is the
+    fitted noise variance (floored at 1e-2). Exact GP-UCB is written here
+    with counters: repeated arms enter once with noise lambda / count and
+    their mean value, which equals the duplicated-rows posterior, so each
+    step costs O(n_u^3 + A n_u^2) with n_u the number of distinct arms
+    pulled.
+
+Times are CPU seconds of this process (``time.process_time``; run with
+single-threaded BLAS), so other processes on a shared machine do not enter
+them; total wall-clock time is reported too.
+
+``continuous``  BKB on a continuous box (default embedded Hartmann6 in 20-D,
+    T = 5000): m_t, total time, peak memory (``resource.getrusage``) and
+    the time per step around given t.
+
+Examples::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
+        python benchmarks/bkb_bench.py arms --arms 2000 --dim 8 --T 1000
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
+        python benchmarks/bkb_bench.py continuous --dim 20 --T 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.linalg import cho_solve
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hdbo_engine.algorithms.bkb import BKB, _Kernel, _kernel_matrix, bkb_beta  # noqa: E402
+from hdbo_engine.gp import GP, GPParams, robust_cholesky  # noqa: E402
+from hdbo_engine.problems import make_problem  # noqa: E402
+
+
+class ExactGPUCB:
+    """Exact GP-UCB over a finite arm set with BKB's model and beta~ rule (see module doc)."""
+
+    def __init__(self, arms: np.ndarray, params: GPParams, lam: float, refit_growth: float,
+                 delta: float, eps: float, F: float, beta_scale: float) -> None:
+        self.arms, self.lam = arms, lam
+        self.kernel = _Kernel(params.lengthscales, params.signal_var, params.noise_var)
+        self.refit_growth, self.n_fitted = refit_growth, 0
+        self.delta, self.eps, self.F, self.beta_scale = delta, eps, F, beta_scale
+        self.counts = np.zeros(len(arms), dtype=int)
+        self.sums = np.zeros(len(arms))
+        self.y: list[float] = []
+        self.K_arms = _kernel_matrix(self.kernel, arms, arms)  # fixed kernel: computed once
+
+    def ask(self) -> int:
+        if not self.y:
+            return 0
+        k = self.kernel
+        U = np.flatnonzero(self.counts)
+        c = self.counts[U]
+        ybar = -(self.sums[U] / c - k.y_mean) / k.y_std  # negated: the paper maximises
+        KU = self.K_arms[np.ix_(U, U)] + np.diag(self.lam / c)
+        L = robust_cholesky(KU)
+        Kq = self.K_arms[:, U]  # (A, n_u)
+        mean = Kq @ cho_solve((L, True), ybar)
+        var = np.maximum(k.signal_var - (Kq * cho_solve((L, True), Kq.T).T).sum(1), 1e-12)
+        sigma2 = var / self.lam  # leverage scale, as in BKB
+        t = len(self.y)
+        beta = self.beta_scale * bkb_beta(t, float(c @ sigma2[U]), np.sqrt(self.lam), self.lam,
+                                          k.signal_var, self.delta, self.F, self.eps)
+        return int(np.argmax(mean + beta * np.sqrt(sigma2)))
+
+    def tell(self, i: int, value: float) -> None:
+        self.counts[i] += 1
+        self.sums[i] += value
+        self.y.append(value)
+        n = len(self.y)
+        if self.n_fitted + max(1, int(self.refit_growth * self.n_fitted)) <= n:  # as BKB
+            self.n_fitted = n
+            y = np.asarray(self.y)
+            std = float(y.std())
+            self.kernel.y_mean = float(y.mean())
+            self.kernel.y_std = std if std > 1e-12 * max(1.0, abs(float(y.mean()))) else 1.0
+
+
+def run_arms(args: argparse.Namespace) -> dict:
+    rng = np.random.default_rng(args.seed)
+    problem = make_problem(args.problem, args.dim)
+    arms = rng.random((args.arms, args.dim))
+    f = problem.evaluate_unit(arms)
+    noise_sd = args.noise * float(f.std())
+    # one kernel fit, shared by both methods
+    fit_idx = rng.choice(args.arms, args.n_fit, replace=False)
+    gp = GP(args.dim).fit(arms[fit_idx], f[fit_idx] + rng.normal(0, noise_sd, args.n_fit),
+                          restarts=4)
+    params = gp.params
+    lam = max(params.noise_var, 1e-2)
+    common = dict(delta=0.1, eps=0.5, F=1.0, beta_scale=args.beta_scale)
+    bkb = BKB(args.dim, seed=args.seed, arms=arms, kernel=params, lam=lam, n_init=1,
+              q_bar=args.q_bar, refit_growth=0.2, **common)
+    exact = ExactGPUCB(arms, params, lam, refit_growth=0.2, **common)
+    checkpoints = sorted({t for t in args.report_at if t <= args.T} | {args.T})
+    out: dict = {"setting": {**vars(args), "report_at": checkpoints,
+                             "lengthscale_median": float(np.median(params.lengthscales)),
+                             "signal_var": params.signal_var, "lambda": lam,
+                             "noise_sd": noise_sd}}
+    first = None  # BKB's first (random) arm, reused by exact GP-UCB
+    for name in ("bkb", "exact_gpucb"):
+        noise_rng = np.random.default_rng(args.seed + 1)  # same noise stream for both
+        regret, ask_time, sizes, step_times = [], 0.0, [], []
+        wall = time.perf_counter()
+        for t in range(1, args.T + 1):
+            t0 = time.process_time()
+            if name == "bkb":
+                (p,) = bkb.ask()
+                i = p.meta["arm"]
+            else:
+                i = exact.ask() if t > 1 else int(first)
+            dt = time.process_time() - t0
+            ask_time += dt
+            step_times.append(dt)
+            if first is None:
+                first = i  # both methods start from the same arm
+            value = f[i] + noise_rng.normal(0, noise_sd)
+            if name == "bkb":
+                bkb.tell(arms[i], value)
+                sizes.append(bkb.dictionary_size)
+            else:
+                exact.tell(i, value)
+                sizes.append(int((exact.counts > 0).sum()))
+            regret.append(f[i] - f.min())
+            if t % args.log_every == 0:
+                print(f"{name} t={t} cum_regret={sum(regret):.4g} model_size={sizes[-1]} "
+                      f"ask_cpu_s={ask_time:.2f} wall_s={time.perf_counter() - wall:.0f}",
+                      flush=True)
+        cum = np.cumsum(regret)
+        out[name] = {
+            "cumulative_regret": {int(t): float(cum[t - 1]) for t in checkpoints},
+            "total_ask_cpu_s": ask_time,
+            "wall_s": time.perf_counter() - wall,
+            "ask_cpu_s_last_100_mean": float(np.mean(step_times[-100:])),
+            "model_size_at": {int(t): sizes[t - 1] for t in checkpoints},
+        }
+        print(name, json.dumps(out[name]), flush=True)
+    out["cpu_time_ratio_exact_over_bkb"] = out["exact_gpucb"]["total_ask_cpu_s"] / \
+        out["bkb"]["total_ask_cpu_s"]
+    out["regret_ratio_bkb_over_exact_at_T"] = out["bkb"]["cumulative_regret"][args.T] / \
+        out["exact_gpucb"]["cumulative_regret"][args.T]
+    return out
+
+
+def run_continuous(args: argparse.Namespace) -> dict:
+    problem = make_problem(args.problem, args.dim)
+    kwargs = {} if args.q_bar is None else {"q_bar": args.q_bar}
+    if args.n_candidates is not None:
+        kwargs["n_candidates"] = args.n_candidates
+    if args.beta_scale is not None:
+        kwargs["beta_scale"] = args.beta_scale
+    if args.n_refine is not None:
+        kwargs["n_refine"] = args.n_refine
+    opt = BKB(args.dim, seed=args.seed, budget=args.T, **kwargs)
+    times, sizes, best = [], [], []
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for t in range(1, args.T + 1):
+        t0 = time.process_time()
+        (p,) = opt.ask()
+        value = float(problem.evaluate_unit(p.x)[0])
+        opt.tell(p.x, value)  # tell advances the dictionary chain: part of the step
+        times.append(time.process_time() - t0)
+        sizes.append(opt.dictionary_size)
+        best.append(opt.best[1])
+        if t % args.log_every == 0:
+            print(f"t={t} m_t={sizes[-1]} best={best[-1]:.5g} "
+                  f"step_cpu_s={np.mean(times[-args.log_every:]):.4f} "
+                  f"cpu_s={time.process_time() - cpu_start:.1f} "
+                  f"wall_s={time.perf_counter() - start:.0f}", flush=True)
+    total = time.process_time() - cpu_start
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    window = args.window
+    per_step = {int(t): float(np.mean(times[max(0, t - window):t]))
+                for t in args.report_at if t <= args.T}
+    return {
+        "setting": vars(args),
+        "m_T": sizes[-1],
+        "m_at": {int(t): sizes[t - 1] for t in args.report_at if t <= args.T},
+        "best_value": best[-1],
+        "f_min": problem.f_min,
+        "total_cpu_s": total,
+        "total_wall_s": time.perf_counter() - start,
+        "peak_rss_MiB": peak_kib / 1024.0,
+        f"step_cpu_s_mean_of_{window}_before": per_step,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="experiment", required=True)
+    a = sub.add_parser("arms", help="finite arm set: BKB vs exact GP-UCB")
+    a.add_argument("--arms", type=int, default=2000)
+    a.add_argument("--dim", type=int, default=8)
+    a.add_argument("--T", type=int, default=1000)
+    a.add_argument("--problem", default="hartmann6")
+    a.add_argument("--noise", type=float, default=0.05, help="noise sd / std of f over arms")
+    a.add_argument("--n-fit", type=int, default=200)
+    a.add_argument("--q-bar", type=float, default=4.0)
+    a.add_argument("--beta-scale", type=float, default=0.05)
+    a.add_argument("--report-at", type=int, nargs="+", default=[100, 250, 500, 1000])
+    a.add_argument("--log-every", type=int, default=100)
+    a.add_argument("--seed", type=int, default=0)
+    c = sub.add_parser("continuous", help="continuous box: m_T, time, memory")
+    c.add_argument("--dim", type=int, default=20)
+    c.add_argument("--T", type=int, default=5000)
+    c.add_argument("--problem", default="hartmann6")
+    c.add_argument("--q-bar", type=float, default=None)
+    c.add_argument("--beta-scale", type=float, default=None, help="BKB default when omitted")
+    c.add_argument("--n-candidates", type=int, default=None, help="BKB default when omitted")
+    c.add_argument("--n-refine", type=int, default=None, help="BKB default when omitted")
+    c.add_argument("--report-at", type=int, nargs="+", default=[1000, 2500, 5000])
+    c.add_argument("--window", type=int, default=100)
+    c.add_argument("--log-every", type=int, default=250)
+    c.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="write the JSON result here")
+    args = parser.parse_args(argv)
+    result = run_arms(args) if args.experiment == "arms" else run_continuous(args)
+    text = json.dumps(result, indent=2, default=float)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,615 @@
+"""BKB: budgeted kernelized bandit with adaptive Nyström sketching.
+
+Calandriello, Carratino, Lazaric, Valko, Rosasco, "Gaussian Process
+Optimization with Adaptive Sketching: Scalable and No Regret", COLT 2019
+(``shared/seeds/004_...``).
+
+The paper maximises a reward; the engine minimises, so the model is fitted
+to ``-y`` (DESIGN.md) and every formula below is the paper's.
+
+What is implemented (Sec. 3.1, Fig. 1)
+--------------------------------------
+* **Dictionary** ``S_t``: a subset of the evaluated locations. The Nyström
+  embedding is ``z_t(x) = (K_S^{1/2})^+ k_S(x)``; the pseudo-inverse drops
+  eigenvalues of ``K_S`` below ``1e-10 * max eigenvalue`` (the embedding is
+  kept in the ``r <= m`` retained eigen-directions, which leaves every
+  quadratic form of the paper unchanged).
+* ``V_t = Z_t^T Z_t + lambda I`` over the evaluated points. A location
+  evaluated ``c`` times contributes ``c z z^T`` to ``V_t`` and the sum of its
+  ``c`` values to ``Z_t^T y_t`` (the paper's "counters", Sec. 3.2), so a
+  repeated arm is counted, never duplicated as a row.
+* **DTC posterior** (Sec. 3.1, the two displays before eq. (4)):
+  ``mu~_t(x) = z(x)^T V_t^{-1} Z_t^T y_t`` and
+  ``sigma~_t^2(x) = (k(x, x) - z(x)^T Z_t^T Z_t V_t^{-1} z(x)) / lambda``,
+  with the true ``k(x, x)`` (not its Nyström value), which is what prevents
+  variance starvation. ``sigma~^2`` is on the paper's ridge-leverage scale;
+  ``lambda sigma~^2`` is the DTC posterior variance of f. Score, eq. (4):
+  ``u~_t = mu~_t + beta~_t sigma~_t``.
+* **Dictionary resampling** (Fig. 1): after each evaluation, every evaluated
+  point enters ``S_{t+1}`` independently with probability
+  ``p = min(1, q_bar sigma~_t^2(x_i))``, using the variances of step t (the
+  paper's approximation of ``sigma_{t+1}`` by ``sigma~_t``). A location
+  evaluated ``c`` times enters with ``1 - (1 - p)^c``: the paper's loop over
+  all ``t + 1`` pulls, with duplicates merged (a duplicate in ``S`` does not
+  change the embedding), at cost ``O(min(t, A))``.
+* **beta~_t** (Sec. 4 theorem, Appendix D):
+  ``beta~_t = 2 xi sqrt(alpha log(kappa^2 t) sum_s sigma~_t^2(x_s) + log(1/delta))
+  + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F`` with ``alpha = (1+eps)/(1-eps)``,
+  ``kappa^2 = max_x k(x, x)`` (the signal variance) and the sum over all
+  evaluations with multiplicity. ``log(kappa^2 t)`` is floored at 0.
+* **Cost** per step: eigendecomposition of ``K_S`` (``m^3``), embedding of the
+  ``n_u <= min(t, A)`` distinct evaluated locations and of the ``A`` arms or
+  candidates (``(A + n_u) m^2``), ``V_t`` and its Cholesky factor
+  (``n_u m^2 + m^3``). Nothing is ever cubic in t. ``m_t`` is exposed as
+  :attr:`BKB.dictionary_size` and in every proposal's meta.
+
+Choices the paper leaves open (documented defaults)
+---------------------------------------------------
+* **Kernel**: Matern-5/2 ARD (:mod:`hdbo_engine.gp`). BKB assumes a fixed
+  kernel; here hyperparameters are refitted by MAP (:class:`hdbo_engine.gp.GP`)
+  when the history reaches ``n_k`` points, ``n_{k+1} = n_k +
+  max(1, floor(refit_growth n_k))`` (every step early on, about every 20 %
+  later), on the evaluations (all of them up to ``fit_max_points``; beyond
+  that the dictionary's evaluations first, filled up with a seeded random
+  sample of the others). Each fit starts from the prior mode of
+  :class:`hdbo_engine.gp.GP` (no warm start, so an early all-noise optimum
+  is not inherited). At each checkpoint the output scale is frozen: the model
+  sees ``(y - mean) / std`` with mean and std of all values told so far, and
+  the fitted signal and noise variances are converted to that scale. Passing
+  ``kernel=GPParams(...)`` fixes the hyperparameters (no fitting; the paper's
+  setting).
+* **lambda** (``lam``): ``None`` (default) uses the fitted noise variance,
+  floored at ``lam_min`` [1e-2, relative to a unit-variance output]. The
+  dictionary size tracks ``d_eff(lambda)``, which approaches t when lambda
+  is tiny; the floor keeps the sketch useful when the fit finds almost no
+  noise. ``xi`` defaults to ``sqrt(lambda)`` (the paper's ``lambda = xi^2``).
+* **q_bar**: the theorem needs ``q_bar >= 6 alpha log(4T/delta)/eps^2``
+  (``q_bar="theory"``, with ``T = budget`` or 1000), which keeps nearly every
+  point and makes ``m_t ~ t``. The default ``q_bar = 4`` keeps points with
+  leverage above 1/4 surely and the rest proportionally (DTC variances stay
+  within a small factor of the exact ones; see ``tests/test_bkb.py``).
+* **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
+  multiplies the GP-scale standard deviation by about
+  ``2 sqrt(alpha log(t) d_eff)``, i.e. 30-100 at a few hundred steps, which
+  is pure exploration in practice (every step pulls a new, far-away arm, so
+  ``d_eff`` and with it ``m_t`` grow like t). ``beta_scale`` [0.05, a
+  multiplier of about 1-6 on the GP standard deviation for t up to 1000] multiplies
+  ``beta~_t``; ``beta_scale=1`` is the paper's value. Defaults ``eps = 0.5``,
+  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the standardised scale).
+* **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
+  paper's setting, every arm is scored by enumeration, arms may be pulled
+  again (repeated evaluations), the initial design draws ``n_init`` distinct
+  arms uniformly. Told points that are not arms are used by the model but
+  never proposed. (b) No ``arms`` (continuous box, Appendix A): each step
+  scores a fresh candidate set of ``n_candidates`` [min(5000, 500 + 20 D)]
+  points, about half scrambled Sobol points (a power of two) and the rest
+  perturbations of the 5 best
+  evaluated points (Gaussian steps of sd 0.1 on about ``min(D, 20)``
+  randomly chosen coordinates), then refines the ``n_refine`` [5] best
+  candidates with batched L-BFGS-B (:func:`hdbo_engine.maximize.lbfgsb_batch`,
+  50 iterations) on ``u~`` with its analytic gradient. All t evaluated
+  points are distinct here, so a step costs ``O((n_candidates + t) m_t^2)``
+  plus the refinement's ``O(n_refine * iterations * m_t^2)``.
+* **n_init** [10] uniform random points (the paper starts from 1:
+  ``n_init=1``).
+* **Pending points / ask(n > 1)**: kriging believer on the sketch: each
+  pending or already-chosen point is added to ``V_t`` with its DTC mean as
+  value, which shrinks ``sigma~`` there; in arm mode pending arms are also
+  excluded (unless every arm is pending).
+* **Randomness**: the Bernoulli draws building ``S_{t+1}`` come from a
+  generator seeded by ``(seed, t + 1)``, the fit subset from ``(seed, n)``, and
+  the dictionary chain is advanced one told point at a time, so an optimizer
+  rebuilt by telling the same history (in one call or many) has the same
+  dictionary, hyperparameters and next proposal.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.linalg import cho_solve, eigh
+from scipy.stats import qmc
+
+from ..base import Optimizer, Proposal, impute_failures
+from ..gp import GP, GPParams, _matern52_q, matern52, robust_cholesky, scaled_sqdist
+from ..maximize import lbfgsb_batch, top_k
+from ..space import Space
+
+__all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
+
+_DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
+_FIT_STREAM = 4_243
+_EIG_RTOL = 1e-10
+
+
+def bkb_beta(t: int, sigma2_sum: float, xi: float, lam: float, kappa2: float = 1.0,
+             delta: float = 0.1, F: float = 1.0, eps: float = 0.5) -> float:
+    """``beta~_t`` of the BKB regret theorem (Sec. 4; Appendix D).
+
+    ``log(kappa^2 t)`` is floored at 0 so that the square root stays real.
+    """
+    alpha = (1.0 + eps) / (1.0 - eps)
+    log_term = max(math.log(kappa2 * max(int(t), 1)), 0.0)
+    radius = alpha * log_term * max(sigma2_sum, 0.0) + math.log(1.0 / delta)
+    return 2.0 * xi * math.sqrt(radius) + (1.0 + 1.0 / math.sqrt(1.0 - eps)) * math.sqrt(lam) * F
+
+
+def theoretical_q_bar(T: int, delta: float = 0.1, eps: float = 0.5) -> float:
+    """Smallest ``q_bar`` of the accuracy theorem (Sec. 3.2): ``6 alpha log(4T/delta) / eps^2``."""
+    alpha = (1.0 + eps) / (1.0 - eps)
+    return 6.0 * alpha * math.log(4.0 * T / delta) / eps**2
+
+
+@dataclass
+class _Kernel:
+    """Hyperparameters and frozen output scale in force at one step."""
+
+    lengthscales: np.ndarray
+    signal_var: float
+    noise_var: float
+    y_mean: float = 0.0
+    y_std: float = 1.0
+
+
+@dataclass
+class _Sketch:
+    """Step-t state: dictionary embedding, ``V_t`` and DTC variances of the evaluated points."""
+
+    S: np.ndarray  # (m, D) dictionary locations
+    W: np.ndarray  # (r, m): z(x) = W k_S(x)
+    Zu: np.ndarray  # (n_u, r) embeddings of the distinct evaluated locations
+    V: np.ndarray  # (r, r) = Zu^T diag(counts) Zu + lam I
+    L: np.ndarray  # (r, r) lower Cholesky factor of V
+    Q_var: np.ndarray  # (m, m): lam sigma~^2 = s2 - k_S^T Q_var k_S
+    sigma2_u: np.ndarray  # (n_u,) sigma~_t^2 at the distinct evaluated locations
+    kernel: _Kernel
+    lam: float
+
+
+class BKB(Optimizer):
+    """BKB (Calandriello et al., COLT 2019, Fig. 1); see the module docstring.
+
+    Parameters (defaults in brackets)
+    ---------------------------------
+    arms: (A, D) finite arm set in the unit cube, or None for the continuous box [None].
+    q_bar: dictionary oversampling, a float > 0 or "theory" [4.0].
+    lam: ridge / noise parameter lambda, None = fitted noise variance [None].
+    lam_min: floor on the fitted lambda [1e-2].
+    xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
+    delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
+    beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
+    kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
+    refit_growth: hyperparameter refit cadence [0.2].
+    fit_max_points: most evaluations per hyperparameter fit [200].
+    n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
+    n_refine: L-BFGS-B starts per step in the continuous box [5].
+    n_init: uniform random initial design [10].
+    """
+
+    name = "bkb"
+    default_n_init = 10
+
+    def __init__(
+        self,
+        space: Space | int,
+        *,
+        arms: Any = None,
+        q_bar: float | str = 4.0,
+        lam: float | None = None,
+        lam_min: float = 1e-2,
+        xi: float | None = None,
+        delta: float = 0.1,
+        eps: float = 0.5,
+        F: float = 1.0,
+        beta_scale: float = 0.05,
+        kernel: GPParams | None = None,
+        refit_growth: float = 0.2,
+        fit_max_points: int = 200,
+        n_candidates: int | None = None,
+        n_refine: int = 5,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(space, **kwargs)
+        D = self.dim
+        self.arms = None if arms is None else self._check_arms(arms)
+        if not 0 < delta < 1:
+            raise ValueError(f"delta: expected 0 < delta < 1, got {delta!r}")
+        if not 0 < eps < 1:
+            raise ValueError(f"eps: expected 0 < eps < 1, got {eps!r}")
+        if isinstance(q_bar, str):
+            if q_bar != "theory":
+                raise ValueError(f"q_bar: expected a float > 0 or 'theory', got {q_bar!r}")
+            q_bar = theoretical_q_bar(self.budget or 1000, delta, eps)
+        for arg, value in (("q_bar", q_bar), ("F", F), ("beta_scale", beta_scale),
+                           ("lam_min", lam_min)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{arg}: expected a number > 0, got {value!r}")
+        for arg, value in (("lam", lam), ("xi", xi)):
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, float)) or not value > 0):
+                raise ValueError(f"{arg}: expected a number > 0 or None, got {value!r}")
+        if kernel is not None:
+            if not isinstance(kernel, GPParams):
+                raise TypeError(f"kernel: expected a GPParams or None, got {type(kernel).__name__}")
+            ls = np.broadcast_to(np.asarray(kernel.lengthscales, dtype=float), (D,)).copy()
+            if not (np.isfinite(ls).all() and (ls > 0).all()) or not kernel.signal_var > 0 \
+                    or not kernel.noise_var > 0:
+                raise ValueError("kernel: lengthscales, signal_var and noise_var must be > 0")
+            kernel = GPParams(ls, float(kernel.signal_var), float(kernel.noise_var))
+        if not refit_growth >= 0:
+            raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
+        for arg, value in (("fit_max_points", fit_max_points), ("n_refine", n_refine)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
+        if n_candidates is not None and (isinstance(n_candidates, bool) or not isinstance(
+                n_candidates, (int, np.integer)) or n_candidates < 2):
+            raise ValueError(f"n_candidates: expected an int >= 2 or None, got {n_candidates!r}")
+        self.q_bar = float(q_bar)
+        self.lam, self.lam_min, self.xi = lam, float(lam_min), xi
+        self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
+            float(beta_scale)
+        self.fixed_kernel = kernel
+        self.refit_growth, self.fit_max_points = float(refit_growth), int(fit_max_points)
+        self.n_candidates = int(n_candidates or min(5000, 500 + 20 * D))
+        self.n_refine = int(n_refine)
+        # distinct evaluated locations, their counts, and which arm each one is
+        self._loc_index: dict[bytes, int] = {}
+        self._locs = np.empty((0, D))
+        self._counts = np.empty(0, dtype=int)
+        self._loc_of_told: list[int] = []
+        self._arm_of_loc: list[int] = []
+        self._arm_lookup = None if self.arms is None else {
+            row.tobytes(): i for i, row in reversed(list(enumerate(self.arms)))}
+        # dictionary chain: S_n (indices into the distinct locations) and the kernel at n
+        self._dict_idx = np.empty(0, dtype=int)
+        self._gp = GP(D)
+        self._kernel = self._initial_kernel()
+        self._n_fitted = 0
+        self._sketch_cache: tuple[int, _Sketch] | None = None
+
+    # -------------------------------------------------------------- validation
+    def _check_arms(self, arms: Any) -> np.ndarray:
+        try:
+            A = np.asarray(arms, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"arms: expected an array (A, D) with D = {self.dim}, "
+                            f"got {type(arms).__name__}") from None
+        if A.ndim != 2 or A.shape[1] != self.dim or len(A) < 1:
+            raise ValueError(f"arms: expected shape (A, D) with A >= 1 and D = {self.dim}, "
+                             f"got shape {A.shape}")
+        if not np.isfinite(A).all() or (A < 0).any() or (A > 1).any():
+            raise ValueError(f"arms: every arm must be a finite point of the unit cube "
+                             f"[0, 1]^{self.dim}")
+        return A.copy()
+
+    # ------------------------------------------------------------------ public
+    @property
+    def dictionary_size(self) -> int:
+        """``m_t = |S_t|``: the number of inducing points after the last tell."""
+        return len(self._dict_idx)
+
+    @property
+    def dictionary(self) -> np.ndarray:
+        """The dictionary ``S_t`` (m_t, D)."""
+        return self._locs[self._dict_idx]
+
+    def predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """DTC posterior of the objective at X (n, D): mean and variance on the user's scale.
+
+        The variance is ``lambda sigma~_t^2`` (the DTC posterior variance of f)
+        times the squared output scale.
+        """
+        X = self._check_points(X, "X")
+        sk = self._sketch()
+        P, Q = self._coefficients(sk, self._targets(sk), [])
+        mu, var = _mean_var(sk, P, Q, X)
+        k = sk.kernel
+        return k.y_mean - k.y_std * mu, sk.lam * var * k.y_std**2
+
+    # ------------------------------------------------------------- tell chain
+    def _initial_kernel(self) -> _Kernel:
+        if self.fixed_kernel is not None:
+            p = self.fixed_kernel
+            return _Kernel(p.lengthscales, p.signal_var, p.noise_var)
+        p = self._gp.params
+        return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var)
+
+    def _lam(self, kernel: _Kernel) -> float:
+        return float(self.lam) if self.lam is not None else max(kernel.noise_var, self.lam_min)
+
+    def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop)."""
+        n0 = self.n_told - len(X)
+        for j, x in enumerate(X):
+            n = n0 + j  # evaluations before this one
+            sk = self._sketch_at(n)
+            sigma2_new = _mean_var(sk, None, sk.Q_var, x[None, :])[1][0]
+            u = self._add_location(x)
+            sigma2 = np.append(sk.sigma2_u, sigma2_new) if u == len(sk.sigma2_u) \
+                else sk.sigma2_u
+            p = np.minimum(1.0, self.q_bar * np.maximum(sigma2, 0.0))
+            p_loc = 1.0 - (1.0 - p) ** self._counts
+            rng = np.random.default_rng(np.random.SeedSequence(
+                self.seed, spawn_key=(_DICT_STREAM, n + 1)))
+            self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
+            self._refit(n + 1)
+
+    def _add_location(self, x: np.ndarray) -> int:
+        key = x.tobytes()
+        u = self._loc_index.get(key)
+        if u is None:
+            u = len(self._locs)
+            self._loc_index[key] = u
+            self._locs = np.vstack([self._locs, x])
+            self._counts = np.append(self._counts, 0)
+            self._arm_of_loc.append(self._find_arm(x))
+        self._counts[u] += 1
+        self._loc_of_told.append(u)
+        return u
+
+    def _find_arm(self, x: np.ndarray) -> int:
+        if self.arms is None:
+            return -1
+        hit = self._arm_lookup.get(x.tobytes())
+        if hit is not None:
+            return hit
+        gap = np.abs(self.arms - x).max(axis=1)
+        i = int(np.argmin(gap))
+        return i if gap[i] <= 1e-9 else -1
+
+    def _refit(self, n: int) -> None:
+        """Hyperparameter checkpoint at n evaluations (module docstring, "Kernel")."""
+        if self._n_fitted + max(1, int(self.refit_growth * self._n_fitted)) > n:
+            return
+        self._n_fitted = n
+        y_all = self.y[:n]
+        if not np.isfinite(y_all).any():
+            return
+        y_imp = impute_failures(y_all)
+        y_mean = float(y_imp.mean())
+        y_std = float(y_imp.std())
+        y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
+        if self.fixed_kernel is not None:
+            k = self._initial_kernel()
+            self._kernel = _Kernel(k.lengthscales, k.signal_var, k.noise_var, y_mean, y_std)
+            return
+        rows = self._fit_rows(n)
+        if len(rows) >= 2:
+            self._gp = GP(self.dim).fit(self.X[rows], y_imp[rows])
+        p = self._gp.params
+        ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
+        self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
+                               y_mean, y_std)
+
+    def _fit_rows(self, n: int) -> np.ndarray:
+        """Evaluations used by the fit at n: all when n <= fit_max_points, else the
+        dictionary's evaluations first, filled up with a seeded random sample of the rest."""
+        if n <= self.fit_max_points:
+            return np.arange(n)
+        in_dict = np.zeros(len(self._locs), dtype=bool)
+        in_dict[self._dict_idx] = True
+        mask = in_dict[np.asarray(self._loc_of_told[:n])]
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_FIT_STREAM, n)))
+        first, rest = rng.permutation(np.flatnonzero(mask)), rng.permutation(np.flatnonzero(~mask))
+        return np.sort(np.concatenate([first, rest])[:self.fit_max_points])
+
+    def _sketch(self) -> _Sketch:
+        return self._sketch_at(self.n_told)
+
+    def _sketch_at(self, n: int) -> _Sketch:
+        """Step-n state from ``S_n``, the kernel at n and the first n evaluations (cached)."""
+        if self._sketch_cache is not None and self._sketch_cache[0] == n:
+            return self._sketch_cache[1]
+        kernel, lam = self._kernel, self._lam(self._kernel)
+        locs = self._locs
+        S = locs[self._dict_idx]
+        W = _inverse_sqrt(_kernel_matrix(kernel, S, S))
+        Zu = _kernel_matrix(kernel, locs, S) @ W.T
+        V = (Zu.T * self._counts) @ Zu
+        V[np.diag_indices_from(V)] += lam
+        L = _cholesky(V)
+        Q_var = W.T @ (W - lam * _chol_solve(L, W))
+        quad = (Zu * Zu).sum(1) - lam * (Zu * _chol_solve(L, Zu.T).T).sum(1)
+        sigma2_u = np.maximum(kernel.signal_var - quad, 0.0) / lam
+        sk = _Sketch(S, W, Zu, V, L, Q_var, sigma2_u, kernel, lam)
+        self._sketch_cache = (n, sk)
+        return sk
+
+    # ---------------------------------------------------------------- scoring
+    def _targets(self, sk: _Sketch) -> np.ndarray:
+        """Per-location sums of the model's targets (negated, standardised, imputed)."""
+        y = impute_failures(self.y)
+        target = -(y - sk.kernel.y_mean) / sk.kernel.y_std
+        return np.bincount(np.asarray(self._loc_of_told, dtype=int), weights=target,
+                           minlength=len(self._locs))
+
+    def _coefficients(self, sk: _Sketch, sums: np.ndarray,
+                      fantasies: list[tuple[np.ndarray, float]]) -> tuple[np.ndarray, np.ndarray]:
+        """``P`` and ``Q`` with ``mu~ = k_S^T P`` and ``lam sigma~^2 = s2 - k_S^T Q k_S``.
+
+        ``fantasies`` are (z, value) pairs added to V_t and Z^T y (kriging believer).
+        """
+        b = sk.Zu.T @ sums
+        if not fantasies:
+            return sk.W.T @ _chol_solve(sk.L, b), sk.Q_var
+        V = sk.V.copy()
+        for z, value in fantasies:
+            V += np.outer(z, z)
+            b = b + value * z
+        L = _cholesky(V)
+        P = sk.W.T @ _chol_solve(L, b)
+        Q = sk.W.T @ (sk.W - sk.lam * _chol_solve(L, sk.W))
+        return P, Q
+
+    def _beta(self, sk: _Sketch, t: int, sigma2_sum: float) -> float:
+        xi = self.xi if self.xi is not None else math.sqrt(sk.lam)
+        return self.beta_scale * bkb_beta(t, sigma2_sum, xi, sk.lam, sk.kernel.signal_var,
+                                          self.delta, self.F, self.eps)
+
+    # --------------------------------------------------------------- proposal
+    def ask(self, n: int = 1) -> list[Proposal]:
+        """Propose ``n`` points; with ``arms`` every proposal is an arm (repeats allowed)."""
+        if self.arms is None:
+            return super().ask(n)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n: expected an int >= 1, got {n!r}")
+        rng = np.random.default_rng(
+            np.random.SeedSequence(self.seed, spawn_key=(self.n_told, len(self._pending))))
+        n_random = int(min(n, max(0, self.n_init - int(np.isfinite(self.y).sum())
+                                  - len(self._pending))))
+        out = []
+        for _ in range(n_random):
+            free = self._free_arms(())
+            i = int(rng.choice(free))
+            out.append(self._accept_arm(i, {"init": True, "arm": i}))
+        if n - n_random:
+            for _, meta in self._propose(n - n_random, rng):
+                out.append(self._accept_arm(meta["arm"], meta))
+        return out
+
+    def _free_arms(self, chosen: Any) -> np.ndarray:
+        """Arms neither pending nor chosen in this batch (all arms when none is left)."""
+        taken = np.zeros(len(self.arms), dtype=bool)
+        for p in self._pending:
+            i = self._find_arm(p.x)
+            if i >= 0:
+                taken[i] = True
+        taken[list(chosen)] = True
+        free = np.flatnonzero(~taken)
+        return free if len(free) else np.arange(len(self.arms))
+
+    def _accept_arm(self, i: int, meta: dict[str, Any]) -> Proposal:
+        proposal = Proposal(self.arms[i].copy(), meta)
+        self._pending.append(proposal)
+        return proposal
+
+    def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        if not np.isfinite(self.y).any():
+            if self.arms is not None:
+                free = self._free_arms(())
+                picks = rng.choice(free, n, replace=len(free) < n)
+                return [(self.arms[i], {"random": True, "arm": int(i)}) for i in picks]
+            return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
+        sk = self._sketch()
+        sums = self._targets(sk)
+        sigma2_sum = float(self._counts @ sk.sigma2_u)
+        fantasies: list[tuple[np.ndarray, float]] = []
+        for p in self._pending:
+            fantasies.append(self._fantasy(sk, sums, fantasies, p.x))
+        out: list[tuple[np.ndarray, dict]] = []
+        chosen: list[int] = []
+        for _ in range(n):
+            P, Q = self._coefficients(sk, sums, fantasies)
+            t = self.n_told + len(fantasies)
+            beta = self._beta(sk, t, sigma2_sum)
+            meta: dict[str, Any] = {"t": t, "dictionary_size": len(sk.S),
+                                    "beta": float(beta)}
+            if self.arms is not None:
+                free = self._free_arms(chosen)
+                mu, var = _mean_var(sk, P, Q, self.arms[free])
+                score = mu + beta * np.sqrt(var)
+                i = int(free[int(np.argmax(score))])
+                chosen.append(i)
+                x, meta["arm"] = self.arms[i], i
+            else:
+                x = self._maximize_box(sk, P, Q, beta, rng)
+            sigma2_sum += float(_mean_var(sk, None, Q, x[None, :])[1][0])
+            fantasies.append(self._fantasy(sk, sums, fantasies, x))
+            out.append((x.copy(), meta))
+        return out
+
+    def _fantasy(self, sk: _Sketch, sums: np.ndarray, fantasies: list[tuple[np.ndarray, float]],
+                 x: np.ndarray) -> tuple[np.ndarray, float]:
+        P, Q = self._coefficients(sk, sums, fantasies)
+        mu = _mean_var(sk, P, Q, x[None, :])[0][0]
+        z = sk.W @ _kernel_matrix(sk.kernel, sk.S, x[None, :])[:, 0]
+        return z, float(mu)
+
+    def _maximize_box(self, sk: _Sketch, P: np.ndarray, Q: np.ndarray, beta: float,
+                      rng: np.random.Generator) -> np.ndarray:
+        """Appendix A: score a fresh candidate set with u~, refine the best with L-BFGS-B."""
+        cand = self._candidates(rng)
+        mu, var = _mean_var(sk, P, Q, cand)
+        score = mu + beta * np.sqrt(var)
+        starts = cand[top_k(score, self.n_refine)]
+
+        def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            m, v, dm, dv = _mean_var_grad(sk, P, Q, Y)
+            s = np.sqrt(v)
+            return m + beta * s, dm + beta * dv / (2.0 * s[:, None])
+
+        Y, vals = lbfgsb_batch(acq, starts, maxiter=50)
+        return Y[int(np.argmax(vals))]
+
+    def _candidates(self, rng: np.random.Generator) -> np.ndarray:
+        c, D = self.n_candidates, self.dim
+        n_sobol = 2 ** int(math.log2(c / 2)) if c >= 4 else 1
+        n_local = c - n_sobol
+        sobol = qmc.Sobol(D, scramble=True, seed=rng).random(n_sobol)
+        X, y = self.model_data()
+        best = X[top_k(-y, 5)]
+        centers = best[rng.integers(len(best), size=n_local)]
+        mask = rng.random((n_local, D)) < min(1.0, 20.0 / D)
+        mask[np.arange(n_local), rng.integers(D, size=n_local)] = True
+        local = np.clip(centers + mask * rng.normal(0.0, 0.1, (n_local, D)), 0.0, 1.0)
+        return np.vstack([sobol, local])
+
+
+# ------------------------------------------------------------------ linear algebra
+def _inverse_sqrt(K: np.ndarray) -> np.ndarray:
+    """``(K^{1/2})^+`` restricted to its range, as (r, m): drops eigenvalues < 1e-10 max."""
+    if not len(K):
+        return np.empty((0, 0))
+    w, U = eigh(K, check_finite=False)
+    keep = w > _EIG_RTOL * max(float(w.max()), 1e-300)
+    return (U[:, keep] / np.sqrt(w[keep])).T
+
+
+def _cholesky(V: np.ndarray) -> np.ndarray:
+    return robust_cholesky(V) if len(V) else np.empty((0, 0))
+
+
+def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    return cho_solve((L, True), B, check_finite=False) if len(L) else np.zeros_like(B)
+
+
+def _kernel_matrix(k: _Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r = np.sqrt(scaled_sqdist(A / k.lengthscales, B / k.lengthscales))
+    return matern52(r, k.signal_var)
+
+
+def _mean_var(sk: _Sketch, P: np.ndarray | None, Q: np.ndarray,
+              X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``mu~_t`` and ``sigma~_t^2`` (leverage scale) at X; mean is 0 when P is None."""
+    Kx = _kernel_matrix(sk.kernel, X, sk.S)  # (n, m)
+    quad = ((Kx @ Q) * Kx).sum(1)
+    var = np.maximum(sk.kernel.signal_var - quad, 1e-12 * sk.kernel.signal_var) / sk.lam
+    mu = np.zeros(len(X)) if P is None else Kx @ P
+    return mu, var
+
+
+def _mean_var_grad(sk: _Sketch, P: np.ndarray, Q: np.ndarray, X: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``mu~``, ``sigma~^2`` and their gradients w.r.t. X (n, D)."""
+    k = sk.kernel
+    Xs, Ss = X / k.lengthscales, sk.S / k.lengthscales
+    r = np.sqrt(scaled_sqdist(Xs, Ss))
+    Kx = matern52(r, k.signal_var)
+    G = _matern52_q(r, k.signal_var)  # dk_j/dx = -G_j (x - s_j) / ell^2
+    KQ = Kx @ Q
+    quad = (KQ * Kx).sum(1)
+    raw = k.signal_var - quad
+    var = np.maximum(raw, 1e-12 * k.signal_var) / sk.lam
+    mu = Kx @ P
+
+    def weighted_grad(c: np.ndarray) -> np.ndarray:  # sum_j c_j dk_j/dx, c (n, m)
+        cg = c * G
+        return -(cg.sum(1)[:, None] * Xs - cg @ Ss) / k.lengthscales
+
+    dmu = weighted_grad(np.broadcast_to(P, Kx.shape))
+    dvar = -2.0 * weighted_grad(KQ) / sk.lam
+    dvar[raw <= 1e-12 * k.signal_var] = 0.0
+    return mu, var, dmu, dvar

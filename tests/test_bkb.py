@@ -1,0 +1,287 @@
+"""Tests of BKB (hdbo_engine.algorithms.bkb)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine.algorithms.bkb import (
+    BKB,
+    _kernel_matrix,
+    _mean_var_grad,
+    bkb_beta,
+    theoretical_q_bar,
+)
+from hdbo_engine.gp import GPParams
+
+FIXED = GPParams(np.full(3, 0.4), 1.0, 1e-2)
+
+
+def _exact_posterior(opt: BKB, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact GP posterior (eqs. (1)-(2)) on every told row, duplicates kept as rows."""
+    sk = opt._sketch()
+    k, lam = sk.kernel, sk.lam
+    target = -(opt.y - k.y_mean) / k.y_std
+    K = _kernel_matrix(k, opt.X, opt.X) + lam * np.eye(opt.n_told)
+    Kq = _kernel_matrix(k, Xq, opt.X)
+    mean = Kq @ np.linalg.solve(K, target)
+    var = k.signal_var - np.einsum("ij,ji->i", Kq, np.linalg.solve(K, Kq.T))
+    return k.y_mean - k.y_std * mean, var * k.y_std**2
+
+
+def _quadratic(X: np.ndarray) -> np.ndarray:
+    return ((np.atleast_2d(X) - 0.3) ** 2).sum(1)
+
+
+def test_registry_maps_bkb():
+    assert get_algorithm("bkb") is BKB
+
+
+def test_dtc_equals_exact_gp_when_dictionary_holds_all_points():
+    rng = np.random.default_rng(0)
+    opt = BKB(3, seed=1, kernel=FIXED, lam=1e-2, q_bar=1e12)
+    X = rng.random((25, 3))
+    opt.tell(X, _quadratic(X))
+    assert opt.dictionary_size == 25
+    Xq = rng.random((40, 3))
+    mean, var = opt.predict(Xq)
+    mean_ex, var_ex = _exact_posterior(opt, Xq)
+    np.testing.assert_allclose(mean, mean_ex, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(var, var_ex, rtol=1e-5, atol=1e-10)
+
+
+def test_small_dictionary_keeps_variance_from_starving():
+    """DTC uses k(x, x): far from the data the variance stays at the prior's."""
+    rng = np.random.default_rng(1)
+    opt = BKB(3, seed=2, kernel=GPParams(np.full(3, 0.1), 1.0, 1e-2), lam=1e-2, q_bar=1e-3)
+    X = rng.random((30, 3)) * 0.3
+    opt.tell(X, _quadratic(X))
+    assert opt.dictionary_size < 30
+    _, var = opt.predict(np.full((1, 3), 0.95))
+    assert var[0] == pytest.approx(1.0 * opt._sketch().kernel.y_std**2, rel=1e-3)
+
+
+def test_variance_close_to_exact_with_default_q_bar():
+    rng = np.random.default_rng(3)
+    opt = BKB(3, seed=4, kernel=GPParams(np.full(3, 1.0), 1.0, 1e-2), lam=0.1)
+    X = rng.random((150, 3))
+    opt.tell(X, _quadratic(X))
+    assert 0 < opt.dictionary_size < 150
+    Xq = rng.random((200, 3))
+    _, var = opt.predict(Xq)
+    _, var_ex = _exact_posterior(opt, Xq)
+    ratio = var / var_ex
+    assert ratio.min() > 1 / 3 and ratio.max() < 3  # the theorem's alpha = 3 (eps = 1/2)
+
+
+def test_repeated_evaluations_are_counted_not_duplicated():
+    rng = np.random.default_rng(5)
+    arms = rng.random((6, 3))
+    opt = BKB(3, seed=0, arms=arms, kernel=FIXED, lam=1e-2, q_bar=1e12)
+    pulls = np.array([0, 1, 1, 2, 1, 0, 3, 1, 1, 5])
+    y = _quadratic(arms[pulls]) + rng.normal(0, 0.05, len(pulls))
+    opt.tell(arms[pulls], y)
+    assert len(opt._locs) == 5  # distinct locations
+    assert opt._counts.tolist() == [2, 5, 1, 1, 1]
+    assert opt.dictionary_size <= 5
+    mean, var = opt.predict(arms)
+    mean_ex, var_ex = _exact_posterior(opt, arms)  # duplicates as rows
+    np.testing.assert_allclose(mean, mean_ex, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(var, var_ex, rtol=1e-5, atol=1e-10)
+    # the arm pulled 5 times is the best known one
+    assert var[1] < var[0] < var[4]
+
+
+def test_finite_arms_noisy_objective_finds_good_arm():
+    rng = np.random.default_rng(6)
+    arms = rng.random((300, 3))
+    f = _quadratic(arms)
+    noise = np.random.default_rng(7)
+    opt = BKB(3, seed=8, arms=arms, n_init=5)
+    pulled = []
+    for _ in range(120):
+        (p,) = opt.ask()
+        i = p.meta["arm"]
+        assert np.array_equal(p.x, arms[i])
+        pulled.append(i)
+        opt.tell(p.x, f[i] + noise.normal(0.0, 0.05))
+    late = np.array(pulled[-30:])
+    gap = f[late] - f.min()
+    random_gap = np.mean(f - f.min())
+    assert np.mean(gap) < 0.2 * random_gap
+    assert len(set(pulled)) < len(pulled)  # arms are pulled again under noise
+    assert len(opt._locs) == len(set(pulled))
+    assert opt.dictionary_size <= len(opt._locs)
+
+
+def test_finite_arm_batch_is_distinct_and_pending_respected():
+    rng = np.random.default_rng(9)
+    arms = rng.random((20, 2))
+    opt = BKB(2, seed=1, arms=arms, n_init=3)
+    first = opt.ask(3)
+    assert len({p.meta["arm"] for p in first}) == 3
+    assert all(p.meta.get("init") for p in first)
+    for p in first:
+        opt.tell(p.x, float(_quadratic(p.x)[0]))
+    batch = opt.ask(4)
+    idx = [p.meta["arm"] for p in batch]
+    assert len(set(idx)) == 4
+    more = opt.ask(2)
+    assert not set(idx) & {p.meta["arm"] for p in more}
+    assert all(p.meta["dictionary_size"] >= 1 for p in batch)
+
+
+def test_every_arm_pending_allows_repeats():
+    arms = np.array([[0.1, 0.1], [0.9, 0.9]])
+    opt = BKB(2, seed=0, arms=arms, n_init=1)
+    (p,) = opt.ask()
+    opt.tell(p.x, 1.0)
+    batch = opt.ask(3)
+    assert all(any(np.array_equal(q.x, a) for a in arms) for q in batch)
+
+
+def test_told_points_outside_arm_set_are_used_but_not_proposed():
+    rng = np.random.default_rng(10)
+    arms = rng.random((15, 2))
+    opt = BKB(2, seed=0, arms=arms, n_init=1)
+    X = rng.random((5, 2))
+    opt.tell(X, _quadratic(X))
+    assert opt.dictionary_size >= 1
+    for p in opt.ask(3):
+        assert any(np.array_equal(p.x, a) for a in arms)
+
+
+def test_continuous_mode_beats_random_search():
+    D = 5
+    bkb = BKB(D, seed=0, n_init=8)
+    for _ in range(40):
+        (p,) = bkb.ask()
+        assert p.x.shape == (D,) and (p.x >= 0).all() and (p.x <= 1).all()
+        bkb.tell(p.x, float(_quadratic(p.x)[0]))
+    random = np.random.default_rng(0).random((40, D))
+    assert bkb.best[1] < _quadratic(random).min()
+    assert bkb.dictionary_size >= 1
+    batch = bkb.ask(4)
+    X = np.array([p.x for p in batch])
+    assert len(np.unique(X, axis=0)) == 4
+    assert all("dictionary_size" in p.meta and "beta" in p.meta for p in batch)
+
+
+def test_failed_evaluations_are_imputed():
+    opt = BKB(3, seed=0, n_init=3, n_candidates=64)
+    for k in range(10):
+        (p,) = opt.ask()
+        opt.tell(p.x, float("nan") if k % 3 == 1 else float(_quadratic(p.x)[0]))
+    assert np.isnan(opt.y).sum() == 3
+    assert np.isfinite(opt.best[1])
+    (p,) = opt.ask()
+    assert np.isfinite(p.x).all()
+    mean, var = opt.predict(opt.X)
+    assert np.isfinite(mean).all() and np.isfinite(var).all()
+
+
+def test_all_failed_gives_random_proposals():
+    arms = np.random.default_rng(0).random((10, 2))
+    opt = BKB(2, seed=0, arms=arms, n_init=1)
+    opt.tell(arms[:2], [np.nan, np.inf])
+    assert opt.dictionary_size >= 1  # the chain runs on the locations alone
+    batch = opt.ask(2)
+    assert all(p.meta.get("init") or p.meta.get("random") for p in batch)
+    assert all(any(np.array_equal(p.x, a) for a in arms) for p in batch)
+
+
+@pytest.mark.parametrize("arms", [False, True])
+def test_rebuild_from_history_gives_same_next_proposal(arms):
+    rng = np.random.default_rng(11)
+    kwargs = dict(seed=3, n_init=4, n_candidates=128)
+    if arms:  # fixed kernel here; the fitted chain is checked by the box case
+        kwargs.update(arms=rng.random((50, 3)), kernel=FIXED)
+    opt = BKB(3, **kwargs)
+    for k in range(18):
+        (p,) = opt.ask()
+        value = float(_quadratic(p.x)[0] + 0.01 * np.sin(7 * k))
+        opt.tell(p.x, float("nan") if k == 6 else value)
+    nxt = opt.ask(2)
+    rebuilt = BKB.from_history(3, opt.X, opt.y, opt.metas, **kwargs)
+    assert np.array_equal(rebuilt._dict_idx, opt._dict_idx)
+    again = rebuilt.ask(2)
+    for a, b in zip(nxt, again, strict=True):
+        assert np.array_equal(a.x, b.x)
+        assert a.meta == b.meta
+    # telling the history in chunks gives the same state
+    chunked = BKB(3, **kwargs)
+    chunked.tell(opt.X[:7], opt.y[:7])
+    chunked.tell(opt.X[7:], opt.y[7:])
+    assert np.array_equal(chunked._dict_idx, opt._dict_idx)
+    assert np.array_equal(chunked.ask(2)[0].x, nxt[0].x)
+
+
+def test_gradients_match_finite_differences():
+    rng = np.random.default_rng(12)
+    opt = BKB(3, seed=0, kernel=FIXED, lam=1e-2, q_bar=2.0)
+    X = rng.random((30, 3))
+    opt.tell(X, _quadratic(X))
+    sk = opt._sketch()
+    P, Q = opt._coefficients(sk, opt._targets(sk), [])
+    Y = rng.random((5, 3))
+    mu, var, dmu, dvar = _mean_var_grad(sk, P, Q, Y)
+    h = 1e-6
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = h
+        mp, vp, _, _ = _mean_var_grad(sk, P, Q, Y + e)
+        mm, vm, _, _ = _mean_var_grad(sk, P, Q, Y - e)
+        np.testing.assert_allclose(dmu[:, j], (mp - mm) / (2 * h), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(dvar[:, j], (vp - vm) / (2 * h), rtol=1e-4, atol=1e-4)
+
+
+def test_beta_formula_and_theoretical_q_bar():
+    alpha = 3.0
+    expected = 2 * 0.1 * math.sqrt(alpha * math.log(2.0 * 50) * 12.0 + math.log(10.0)) \
+        + (1 + 1 / math.sqrt(0.5)) * math.sqrt(0.01) * 2.0
+    got = bkb_beta(50, 12.0, xi=0.1, lam=0.01, kappa2=2.0, delta=0.1, F=2.0, eps=0.5)
+    assert got == pytest.approx(expected)
+    assert theoretical_q_bar(1000, 0.1, 0.5) == pytest.approx(72 * math.log(40000))
+    assert BKB(2, q_bar="theory", budget=1000).q_bar == pytest.approx(72 * math.log(40000))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "err", "match"),
+    [
+        ({"q_bar": -1.0}, ValueError, "q_bar"),
+        ({"q_bar": "lots"}, ValueError, "q_bar"),
+        ({"lam": 0.0}, ValueError, "lam"),
+        ({"xi": -2.0}, ValueError, "xi"),
+        ({"delta": 1.5}, ValueError, "delta"),
+        ({"eps": 1.0}, ValueError, "eps"),
+        ({"F": 0}, ValueError, "F"),
+        ({"beta_scale": -1}, ValueError, "beta_scale"),
+        ({"kernel": {"lengthscales": 1.0}}, TypeError, "kernel"),
+        ({"kernel": GPParams(np.ones(3), -1.0, 1e-3)}, ValueError, "kernel"),
+        ({"n_candidates": 1}, ValueError, "n_candidates"),
+        ({"n_refine": 0}, ValueError, "n_refine"),
+        ({"fit_max_points": 1.5}, ValueError, "fit_max_points"),
+        ({"refit_growth": -0.1}, ValueError, "refit_growth"),
+        ({"arms": np.ones((4, 2))}, ValueError, "arms"),
+        ({"arms": np.full((4, 3), 1.5)}, ValueError, "arms"),
+        ({"arms": np.empty((0, 3))}, ValueError, "arms"),
+        ({"arms": object()}, TypeError, "arms"),
+    ],
+)
+def test_bad_arguments(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        BKB(3, **kwargs)
+
+
+def test_bad_calls_do_not_corrupt_state():
+    opt = BKB(3, seed=0, arms=np.random.default_rng(0).random((5, 3)))
+    with pytest.raises(ValueError, match="n"):
+        opt.ask(0)
+    with pytest.raises(ValueError, match="x"):
+        opt.tell(np.ones(2), 1.0)
+    with pytest.raises(ValueError, match="X"):
+        opt.predict(np.full((1, 3), 2.0))
+    assert opt.n_told == 0 and opt.dictionary_size == 0
