@@ -166,6 +166,18 @@ class Optimizer(ABC):
         trial number so that their random draws differ; None keeps the
         documented key.
         """
+        rng = self._ask_rng(n, salt)
+        out: list[Proposal] = []
+        n_random = self._n_random(n)
+        for _ in range(n_random):
+            out.append(self._accept(rng.random(self.dim), {"init": True}, rng))
+        if n - n_random:
+            for x, meta in self._propose(n - n_random, rng):
+                out.append(self._accept(x, meta, rng))
+        return out
+
+    def _ask_rng(self, n: int, salt: int | None) -> np.random.Generator:
+        """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n: expected an int >= 1, got {n!r}")
         key: tuple[int, ...] = (self.n_told, len(self._pending))
@@ -173,16 +185,12 @@ class Optimizer(ABC):
             if isinstance(salt, bool) or not isinstance(salt, (int, np.integer)) or salt < 0:
                 raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
             key = (*key, int(salt))
-        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
-        out: list[Proposal] = []
-        n_random = int(min(n, max(0, self.n_init - int(np.isfinite(self._y).sum())
-                                  - len(self._pending))))
-        for _ in range(n_random):
-            out.append(self._accept(rng.random(self.dim), {"init": True}, rng))
-        if n - n_random:
-            for x, meta in self._propose(n - n_random, rng):
-                out.append(self._accept(x, meta, rng))
-        return out
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
+
+    def _n_random(self, n: int) -> int:
+        """How many of ``n`` new points still belong to the random initial design."""
+        n_done = int(np.isfinite(self._y).sum()) + len(self._pending)
+        return int(min(n, max(0, self.n_init - n_done)))
 
     def seen_mask(self, X: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         """Which rows of X (m, D) coincide (max-norm <= tol) with a told or pending point."""

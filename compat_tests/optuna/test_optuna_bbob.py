@@ -29,6 +29,12 @@ KNOWN_SHORTFALL = {
              " proposal, so on BBOB's fully D-dimensional functions it is close to random search"
              " at these budgets (BBOB f1, D=20, 50 trials: no proposal beats the 10 initial"
              " points); the native engine loop does the same",
+    "goucb": "engine GO-UCB's sigmoid network, fitted on few points, is close to monotone, so"
+             " its optimistic maximiser sits in corners of the box; on misspecified functions"
+             " it does not beat random search (see the GO-UCB module docstring and benchmark)",
+    "bkb": "engine BKB does not beat random search at this budget (BBOB f1/f2, D=20 and 40, 30"
+           " trials: mean normalised best 0.69 vs random's 0.65); its finite-arm benchmark"
+           " shows the same lack of learning, cause not yet found",
 }
 
 

@@ -450,16 +450,12 @@ class BKB(Optimizer):
                                           self.delta, self.F, self.eps)
 
     # --------------------------------------------------------------- proposal
-    def ask(self, n: int = 1) -> list[Proposal]:
+    def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
         """Propose ``n`` points; with ``arms`` every proposal is an arm (repeats allowed)."""
         if self.arms is None:
-            return super().ask(n)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n: expected an int >= 1, got {n!r}")
-        rng = np.random.default_rng(
-            np.random.SeedSequence(self.seed, spawn_key=(self.n_told, len(self._pending))))
-        n_random = int(min(n, max(0, self.n_init - int(np.isfinite(self.y).sum())
-                                  - len(self._pending))))
+            return super().ask(n, salt=salt)
+        rng = self._ask_rng(n, salt)
+        n_random = self._n_random(n)
         out = []
         for _ in range(n_random):
             free = self._free_arms(())
