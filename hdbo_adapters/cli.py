@@ -93,17 +93,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     problem, dim, budget = "ackley", 50, args.budget
+    seeds = list(range(args.seeds))
     print(f"hdbo demo: MS-UCB vs random search vs full-space GP-UCB on {problem}-{dim}D, "
-          f"{budget} evaluations, seed {args.seed} (minimisation, f_min = 0)")
+          f"{budget} evaluations, seeds {seeds} (minimisation, f_min = 0)")
     rows = []
     for algo in ("random", "gpucb", "msucb"):
-        result = run_engine(algo, problem, dim, budget, args.seed, progress=not args.quiet)
-        write_run(result, Path(args.out) / algo)
-        rows.append((algo, result["best"], float(np.median(result["ask_times"])),
-                     result["total_time"]))
-    print(f"\n{'method':<8} {'best value':>11} {'median ask [s]':>15} {'total [s]':>10}")
+        runs = [run_engine(algo, problem, dim, budget, seed, progress=not args.quiet)
+                for seed in seeds]
+        for seed, result in zip(seeds, runs, strict=True):
+            write_run(result, Path(args.out) / algo / f"seed{seed}")
+        rows.append((algo, float(np.median([r["best"] for r in runs])),
+                     float(np.median([t for r in runs for t in r["ask_times"]])),
+                     sum(r["total_time"] for r in runs)))
+    print(f"\n{'method':<8} {'median best':>12} {'median ask [s]':>15} {'total [s]':>10}")
     for algo, best, ask, total in rows:
-        print(f"{algo:<8} {best:>11.4f} {ask:>15.4f} {total:>10.1f}")
+        print(f"{algo:<8} {best:>12.4f} {ask:>15.4f} {total:>10.1f}")
     print(f"\ntrajectories and plots in {args.out}/")
     return 0
 
@@ -126,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
     demo = sub.add_parser("demo", help="MS-UCB vs random vs GP-UCB on Ackley-50D (~2 min)")
-    demo.add_argument("--budget", type=int, default=100)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--budget", type=int, default=150)
+    demo.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1 (median reported)")
     demo.add_argument("--out", default="hdbo_runs/demo")
     demo.add_argument("--quiet", action="store_true")
     demo.set_defaults(func=_cmd_demo)
@@ -136,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    for name in ("dim", "budget"):
+    for name in ("dim", "budget", "seeds"):
         if getattr(args, name, 1) < 1:
             print(f"hdbo: --{name} must be >= 1", file=sys.stderr)
             return 2

@@ -21,10 +21,12 @@ def test_run_writes_trajectory_summary_and_plot(tmp_path, capsys):
 
 
 def test_demo_prints_a_summary_table(tmp_path, capsys):
-    assert main(["demo", "--budget", "22", "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["demo", "--budget", "22", "--seeds", "2", "--out", str(tmp_path),
+                 "--quiet"]) == 0
     text = capsys.readouterr().out
+    assert "median best" in text
     for algo in ("random", "gpucb", "msucb"):
-        assert algo in text and (tmp_path / algo / "trajectory.csv").exists()
+        assert algo in text and (tmp_path / algo / "seed1" / "trajectory.csv").exists()
 
 
 def test_bad_cli_arguments(capsys):
