@@ -13,23 +13,16 @@ from skopt.space import Categorical, Integer, Real
 
 from hdbo_adapters import skopt as adapter
 from hdbo_engine import space as es
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine.algorithms import available, get_algorithm
 
 matplotlib.use("Agg")
 
 ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
-
-
-def _importable(name: str) -> bool:
-    try:
-        get_algorithm(name)
-    except ImportError:
-        return False
-    return True
+PRESENT = set(available())
 
 
 @pytest.fixture(params=[
-    pytest.param(a, marks=pytest.mark.skipif(not _importable(a), reason=f"{a} not installed"))
+    pytest.param(a, marks=pytest.mark.skipif(a not in PRESENT, reason=f"{a} not installed"))
     for a in ALGORITHMS
 ])
 def algorithm(request: pytest.FixtureRequest) -> str:
@@ -119,7 +112,7 @@ def test_constructor_argument_errors():
 @pytest.mark.parametrize("cls", [adapter.CobBOOptimizer, adapter.GOUCBOptimizer,
                                  adapter.BKBOptimizer])
 def test_missing_algorithm_module_gives_import_error(cls):
-    if _importable(cls.algorithm_name):
+    if cls.algorithm_name in PRESENT:
         pytest.skip("algorithm installed")
     with pytest.raises(ImportError, match="not available"):
         cls([(0.0, 1.0)])
