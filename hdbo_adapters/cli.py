@@ -3,6 +3,10 @@
 ``hdbo run --algo msucb --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
 writes ``DIR/trajectory.csv`` (one row per evaluation: value, best so far,
 ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
+
+``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
+libraries (:mod:`hdbo_adapters.bench`), resumably; ``hdbo report DIR`` writes
+its tables as Markdown and ``hdbo plot DIR`` its convergence and time plots.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -112,6 +117,51 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import load_suite, run_suite
+    from .bench_report import markdown_report
+
+    try:
+        suite = load_suite(args.suite)
+        out = Path(args.out or f"hdbo_runs/bench-{suite.name}")
+        run_suite(suite, out, seeds=args.seeds, jobs=args.jobs, progress=not args.quiet,
+                  command=shlex.join(["hdbo", *args.argv]))
+    except ValueError as err:
+        print(f"hdbo bench: {err}", file=sys.stderr)
+        return 2
+    (out / "report.md").write_text(markdown_report(out))
+    print(f"results in {out}/ (report.md; `hdbo plot {out}` for plots)")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .bench_report import markdown_report
+
+    out = Path(args.dir)
+    if not (out / "cells").is_dir():
+        print(f"hdbo report: {out} has no cells/ folder (not an `hdbo bench` output)",
+              file=sys.stderr)
+        return 2
+    text = markdown_report(out)
+    target = Path(args.output) if args.output else out / "report.md"
+    target.write_text(text)
+    print(f"wrote {target}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from .bench_report import plot_results
+
+    out = Path(args.dir)
+    if not (out / "cells").is_dir():
+        print(f"hdbo plot: {out} has no cells/ folder (not an `hdbo bench` output)",
+              file=sys.stderr)
+        return 2
+    for path in plot_results(out):
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hdbo", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -135,13 +185,34 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="hdbo_runs/demo")
     demo.add_argument("--quiet", action="store_true")
     demo.set_defaults(func=_cmd_demo)
+    bench = sub.add_parser("bench", help="run a benchmark suite against peer optimizers "
+                                         "(resumable)")
+    bench.add_argument("--suite", default="d100",
+                       help="a committed suite (d100, scale) or a path to a suite .toml")
+    bench.add_argument("--seeds", type=int, default=None,
+                       help="seeds 0 .. N-1 (default: the suite's)")
+    bench.add_argument("--jobs", type=int, default=1, help="cells run in parallel")
+    bench.add_argument("--out", default=None, help="output folder (default hdbo_runs/bench-SUITE)")
+    bench.add_argument("--quiet", action="store_true")
+    bench.set_defaults(func=_cmd_bench)
+    report = sub.add_parser("report", help="Markdown tables from an `hdbo bench` folder")
+    report.add_argument("dir")
+    report.add_argument("--output", default=None, help="file to write (default DIR/report.md)")
+    report.set_defaults(func=_cmd_report)
+    plot = sub.add_parser("plot", help="convergence and time-per-ask PNGs of an `hdbo bench` "
+                                       "folder")
+    plot.add_argument("dir")
+    plot.set_defaults(func=_cmd_plot)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
-    for name in ("dim", "budget", "seeds"):
-        if getattr(args, name, 1) < 1:
+    args.argv = argv
+    for name in ("dim", "budget", "seeds", "jobs"):
+        value = getattr(args, name, 1)
+        if value is not None and value < 1:
             print(f"hdbo: --{name} must be >= 1", file=sys.stderr)
             return 2
     return args.func(args)

@@ -1,0 +1,380 @@
+"""``hdbo bench``: our algorithms against the optimizers users would pick instead.
+
+A *suite* (TOML, committed under ``hdbo_adapters/suites/`` or given as a path)
+lists groups of cells; a cell is one (problem, dimension, budget, method,
+seed). Every method optimises the same problem on the unit cube with the same
+budget and seeds, through its own library's ask/tell interface:
+
+* ours, through the engine: ``msucb``, ``cobbo``, ``goucb``, ``bkb``, and the
+  engine baselines ``gpucb`` and ``random``;
+* peers: ``optuna-tpe`` (TPESampler, multivariate), ``optuna-gp`` (GPSampler),
+  ``optuna-cmaes`` (CmaEsSampler), ``skopt-gp`` (``skopt.Optimizer`` with its
+  GP), ``ng-ngopt`` and ``ng-cma`` (Nevergrad NGOpt and CMA).
+
+Optimizer time per evaluation is ask plus tell (skopt fits its model in
+``tell``, Nevergrad's CMA updates there); the objective is never inside it.
+Each cell runs in a fresh worker process (``spawn``), so the peak resident
+memory reported for a cell is that cell's alone. Output layout under ``OUT``::
+
+    suite.toml                      the suite definition the run used
+    command.txt                     the command that started the (latest) run
+    cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s
+    cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine
+
+A cell is finished when its JSON exists; re-running the same command skips
+finished cells (resume). Both files are written to a temporary name and
+renamed, so an interrupted cell leaves nothing and is run again. A suite may
+set ``cell_time_limit_s``: a cell whose optimizer time exceeds it stops and
+is recorded with status ``timeout`` and the evaluations it reached.
+
+Problems are :mod:`hdbo_engine.problems` names or ``bbob-f<k>`` (COCO's
+noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
+``coco-experiment``; D in {2, 3, 5, 10, 20, 40}). coco-experiment does not
+expose BBOB's optimal value, so for these the report measures regret from
+the lowest value any method reached.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from hdbo_engine.problems import Problem, make_problem
+
+SUITE_DIR = Path(__file__).with_name("suites")
+OURS = ("msucb", "cobbo", "goucb", "bkb")
+BASELINES = ("gpucb", "random")
+PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma")
+METHODS = (*OURS, *BASELINES, *PEERS)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run: ``method`` on ``problem`` at ``dim`` with ``budget`` evaluations and ``seed``."""
+
+    problem: str
+    dim: int
+    budget: int
+    method: str
+    seed: int
+
+    @property
+    def group(self) -> str:
+        return f"{self.problem}-D{self.dim}-n{self.budget}"
+
+    def paths(self, out: Path) -> tuple[Path, Path]:
+        base = out / "cells" / self.group / self.method / f"seed{self.seed}"
+        return base.with_suffix(".csv"), base.with_suffix(".json")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A parsed suite definition (see the module docstring and ``suites/*.toml``)."""
+
+    name: str
+    description: str
+    seeds: int
+    cells_by_seed: tuple[Cell, ...]  # every cell for seed 0, per group; seed is set later
+    cell_time_limit_s: float | None
+    text: str
+
+    def cells(self, seeds: int | None = None) -> list[Cell]:
+        """All cells, seed-major (all of seed 0 before any of seed 1), then in the suite's
+        method order, so listing cheap methods first gives their results soonest."""
+        n = self.seeds if seeds is None else seeds
+        return [Cell(c.problem, c.dim, c.budget, c.method, s)
+                for s in range(n) for c in self.cells_by_seed]
+
+
+def suite_names() -> list[str]:
+    """Names of the committed suites."""
+    return sorted(p.stem for p in SUITE_DIR.glob("*.toml"))
+
+
+def _require(table: dict, key: str, kind: type, where: str) -> Any:
+    if key not in table:
+        raise ValueError(f"suite: {where} needs {key!r}")
+    value = table[key]
+    if not isinstance(value, kind):
+        raise ValueError(f"suite: {where}.{key} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """Load a committed suite by name, or a suite TOML file by path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = SUITE_DIR / f"{name_or_path}.toml"
+        if not path.exists():
+            raise ValueError(f"--suite: unknown suite {name_or_path!r}; expected one of "
+                             f"{suite_names()} or a path to a .toml file")
+    elif not path.exists():
+        raise ValueError(f"--suite: no such file {str(path)!r}")
+    text = path.read_text()
+    data = tomllib.loads(text)
+    groups = _require(data, "group", list, "the suite")
+    cells = []
+    for i, g in enumerate(groups):
+        where = f"group[{i}]"
+        budget = _require(g, "budget", int, where)
+        if budget < 1:
+            raise ValueError(f"suite: {where}.budget must be >= 1, got {budget}")
+        for method in _require(g, "methods", list, where):
+            if method not in METHODS:
+                raise ValueError(f"suite: {where}.methods: unknown method {method!r}; "
+                                 f"expected names from {list(METHODS)}")
+        pairs = [(problem, int(dim)) for problem in _require(g, "problems", list, where)
+                 for dim in _require(g, "dims", list, where)]
+        for problem, dim in pairs:
+            make_bench_problem(problem, dim)  # fail early on a bad name or dimension
+        cells += [Cell(problem, dim, budget, m, 0) for m in g["methods"] for problem, dim in pairs]
+    limit = data.get("cell_time_limit_s")
+    return Suite(name=data.get("name", path.stem), description=data.get("description", ""),
+                 seeds=int(data.get("seeds", 5)), cells_by_seed=tuple(cells),
+                 cell_time_limit_s=None if limit is None else float(limit), text=text)
+
+
+# ---------------------------------------------------------------- problems
+
+
+@dataclass(frozen=True)
+class BenchProblem:
+    """A minimisation problem on the unit cube with its known minimum (``None``: unknown)."""
+
+    name: str
+    dim: int
+    f_min: float | None
+    evaluate_unit: Callable[[np.ndarray], float]
+
+
+def make_bench_problem(name: str, dim: int) -> BenchProblem:
+    """An engine problem by name, or ``bbob-f<k>`` (COCO BBOB function k, instance 1)."""
+    if name.startswith("bbob-f"):
+        try:
+            import cocoex
+        except ImportError as err:
+            raise ImportError("BBOB problems need coco-experiment: pip install "
+                              "coco-experiment") from err
+        fid = int(name.removeprefix("bbob-f"))
+        if not 1 <= fid <= 24 or dim not in (2, 3, 5, 10, 20, 40):
+            raise ValueError(f"problem: {name} at D={dim}: BBOB has functions f1..f24 and "
+                             "dimensions 2, 3, 5, 10, 20, 40")
+        suite = cocoex.Suite("bbob", "", f"dimensions:{dim} function_indices:{fid} "
+                                         "instance_indices:1")
+        coco = next(iter(suite))
+        lower, upper = np.asarray(coco.lower_bounds), np.asarray(coco.upper_bounds)
+
+        def evaluate(u: np.ndarray) -> float:
+            return float(coco(lower + np.asarray(u) * (upper - lower)))
+
+        return BenchProblem(name, dim, None, evaluate)
+    prob: Problem = make_problem(name, dim)
+    return BenchProblem(name, dim, prob.f_min,
+                        lambda u: float(prob.evaluate_unit(np.asarray(u))[0]))
+
+
+# ---------------------------------------------------------------- methods
+# Each factory returns (ask, tell): ask() -> (x in [0, 1]^D, token); tell(token, x, y).
+
+AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray, float], None]]
+
+
+def _engine(name: str, dim: int, budget: int, seed: int) -> AskTell:
+    from hdbo_engine.algorithms import get_algorithm
+
+    opt = get_algorithm(name)(dim, seed=seed, budget=budget)
+
+    def ask() -> tuple[np.ndarray, Any]:
+        (proposal,) = opt.ask()
+        return proposal.x, None
+
+    return ask, lambda _token, x, y: opt.tell(x, y)
+
+
+def _optuna(kind: str, dim: int, budget: int, seed: int) -> AskTell:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    samplers = {
+        "optuna-tpe": lambda: optuna.samplers.TPESampler(multivariate=True, seed=seed),
+        "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
+        "optuna-cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
+    }
+    study = optuna.create_study(sampler=samplers[kind]())
+    names = [f"x{i:04d}" for i in range(dim)]
+    dists = {n: optuna.distributions.FloatDistribution(0.0, 1.0) for n in names}
+
+    def ask() -> tuple[np.ndarray, Any]:
+        trial = study.ask(dists)
+        return np.array([trial.params[n] for n in names]), trial
+
+    return ask, lambda trial, _x, y: study.tell(trial, y)
+
+
+def _skopt_gp(dim: int, budget: int, seed: int) -> AskTell:
+    from skopt import Optimizer
+
+    opt = Optimizer([(0.0, 1.0)] * dim, base_estimator="GP", random_state=seed)
+
+    def ask() -> tuple[np.ndarray, Any]:
+        x = opt.ask()
+        return np.asarray(x, dtype=float), x
+
+    return ask, lambda x, _x, y: opt.tell(x, y)
+
+
+def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> AskTell:
+    import nevergrad as ng
+
+    param = ng.p.Array(shape=(dim,), lower=0.0, upper=1.0)
+    param.random_state = np.random.RandomState(seed)
+    opt = ng.optimizers.registry[{"ng-ngopt": "NGOpt", "ng-cma": "CMA"}[kind]](
+        parametrization=param, budget=budget)
+
+    def ask() -> tuple[np.ndarray, Any]:
+        cand = opt.ask()
+        return np.clip(np.asarray(cand.value, dtype=float), 0.0, 1.0), cand
+
+    return ask, lambda cand, _x, y: opt.tell(cand, y)
+
+
+def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
+    """The (ask, tell) pair of ``method`` for a ``dim``-dimensional unit-cube problem."""
+    if method in OURS or method in BASELINES:
+        return _engine(method, dim, budget, seed)
+    if method.startswith("optuna-"):
+        return _optuna(method, dim, budget, seed)
+    if method == "skopt-gp":
+        return _skopt_gp(dim, budget, seed)
+    if method.startswith("ng-"):
+        return _nevergrad(method, dim, budget, seed)
+    raise ValueError(f"method: unknown name {method!r}; expected one of {list(METHODS)}")
+
+
+# ---------------------------------------------------------------- running
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU model, core count, memory and Python version of this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kib = next(int(line.split()[1]) for line in
+                       Path("/proc/meminfo").read_text().splitlines()
+                       if line.startswith("MemTotal"))
+    except (OSError, StopIteration):
+        mem_kib = 0
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kib / 2**20, 1),
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[str, Any]:
+    """Run one cell and write its CSV and JSON (temporary names, then renamed)."""
+    problem = make_bench_problem(cell.problem, cell.dim)
+    start = time.perf_counter()
+    ask, tell = make_method(cell.method, cell.dim, cell.budget, cell.seed)
+    setup_s = time.perf_counter() - start
+    rows, opt_time, status = [], 0.0, "done"
+    best = np.inf
+    for i in range(cell.budget):
+        t0 = time.perf_counter()
+        x, token = ask()
+        t1 = time.perf_counter()
+        y = problem.evaluate_unit(x)
+        t2 = time.perf_counter()
+        tell(token, x, y)
+        t3 = time.perf_counter()
+        best = min(best, y)
+        rows.append(f"{i + 1},{y!r},{best!r},{t1 - t0:.6f},{t3 - t2:.6f}")
+        opt_time += (t1 - t0) + (t3 - t2)
+        if time_limit_s is not None and opt_time > time_limit_s and i + 1 < cell.budget:
+            status = "timeout"
+            break
+    del ask, tell  # Nevergrad's recast optimizers stop their worker thread when collected
+    gc.collect()
+    csv_path, json_path = cell.paths(out)
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = csv_path.with_suffix(".csv.tmp")
+    tmp.write_text("evaluation,value,best_so_far,ask_s,tell_s\n" + "\n".join(rows) + "\n")
+    tmp.replace(csv_path)
+    summary = {**asdict(cell), "group": cell.group, "status": status,
+               "evaluations": len(rows), "best": float(best), "f_min": problem.f_min,
+               "optimizer_time_s": opt_time, "setup_s": setup_s,
+               "wall_time_s": time.perf_counter() - start,
+               "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+               "time_limit_s": time_limit_s, "machine": machine_info(),
+               "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    tmp = json_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(summary, indent=1) + "\n")
+    tmp.replace(json_path)
+    return summary
+
+
+def _set_threads(threads: int) -> None:
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(threads))
+
+
+def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
+              progress: bool = True, command: str | None = None) -> list[dict[str, Any]]:
+    """Run every unfinished cell of ``suite`` (seed-major), ``jobs`` worker processes at a time.
+
+    Worker processes inherit single-threaded BLAS settings (``cores // jobs``
+    threads each) unless the caller set them. ``command`` (how the run was
+    started) is kept in ``out/command.txt`` for the report. Returns the
+    summaries of the cells run now; finished cells on disk are skipped.
+    """
+    from tqdm.auto import tqdm
+
+    if jobs < 1:
+        raise ValueError(f"--jobs must be >= 1, got {jobs}")
+    out.mkdir(parents=True, exist_ok=True)
+    suite_copy = out / "suite.toml"
+    if suite_copy.exists() and suite_copy.read_text() != suite.text:
+        raise ValueError(f"--out: {out} holds a run of a different suite definition; "
+                         "use a new directory")
+    suite_copy.write_text(suite.text)
+    if command is not None:
+        (out / "command.txt").write_text(command + "\n")
+    todo = [c for c in suite.cells(seeds) if not c.paths(out)[1].exists()]
+    n_all = len(suite.cells(seeds))
+    _set_threads(max(1, (os.cpu_count() or 1) // jobs))
+    results = []
+    with tqdm(total=sum(c.budget for c in todo), unit="eval", disable=not progress,
+              desc=f"{suite.name}: {len(todo)} of {n_all} cells to run") as bar, \
+            ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
+                                max_tasks_per_child=1) as pool:
+        futures = {pool.submit(run_cell, c, out, suite.cell_time_limit_s): c for c in todo}
+        for future in as_completed(futures):
+            cell = futures[future]
+            try:
+                summary = future.result()
+            except Exception as err:  # a failing method must not lose the other cells
+                bar.write(f"FAILED {cell.group} {cell.method} seed{cell.seed}: {err!r}")
+                continue
+            results.append(summary)
+            bar.update(cell.budget)
+            bar.set_postfix_str(f"{cell.method} {cell.group} s{cell.seed} "
+                                f"best {summary['best']:.4g}")
+    return results

@@ -1,0 +1,232 @@
+"""Tables (``BENCHMARKS.md``) and plots (``hdbo plot``) from an ``hdbo bench`` output folder.
+
+Statistics are over seeds: the median final best value with its
+interquartile range, the median over all evaluations of all seeds of the
+optimizer time per evaluation (ask + tell), and the median peak memory.
+Ratios against a peer divide our median *regret* (best value minus the
+problem's known minimum, or minus the lowest value any method reached where
+the minimum is unknown (BBOB), so it is positive whatever the sign of the values)
+by the peer's, and our median time per ask by the peer's; below 1 means we
+are better. Only finished cells (status ``done``) enter the value tables; a
+cell stopped by the suite's time limit is listed as DNF with the
+evaluations it reached.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .bench import METHODS, OURS, PEERS
+
+
+@dataclass
+class GroupStats:
+    """Per method: final bests, per-evaluation times, trajectories and statuses of one group."""
+
+    problem: str
+    dim: int
+    budget: int
+    f_min: float | None
+    best: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    times: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
+    curves: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
+    rss: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    total: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    dnf: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def name(self) -> str:
+        return f"{self.problem}-D{self.dim}-n{self.budget}"
+
+    def methods(self) -> list[str]:
+        seen = set(self.best) | set(self.dnf)
+        return [m for m in METHODS if m in seen]
+
+    @property
+    def f_ref(self) -> float:
+        """The known minimum, or the lowest final value of any method when it is unknown."""
+        if self.f_min is not None:
+            return self.f_min
+        return min((min(v) for v in self.best.values() if v), default=0.0)
+
+    def median_best(self, method: str) -> float:
+        return float(np.median(self.best[method])) if self.best.get(method) else np.nan
+
+    def median_time(self, method: str) -> float:
+        t = self.times.get(method)
+        return float(np.median(np.concatenate(t))) if t else np.nan
+
+
+def load_results(out: Path) -> list[GroupStats]:
+    """Read every finished cell under ``out/cells`` into per-group statistics."""
+    groups: dict[str, GroupStats] = {}
+    for json_path in sorted((out / "cells").glob("*/*/seed*.json")):
+        s = json.loads(json_path.read_text())
+        g = groups.setdefault(s["group"], GroupStats(s["problem"], s["dim"], s["budget"],
+                                                     s["f_min"]))
+        with open(json_path.with_suffix(".csv")) as fh:
+            data = np.array([[float(r["best_so_far"]), float(r["ask_s"]) + float(r["tell_s"])]
+                             for r in csv.DictReader(fh)]).reshape(-1, 2)
+        m = s["method"]
+        g.times[m].append(data[:, 1])
+        g.rss[m].append(s["peak_rss_mib"])
+        g.total[m].append(s["optimizer_time_s"])
+        if s["status"] == "done":
+            g.best[m].append(s["best"])
+            g.curves[m].append(data[:, 0])
+        else:
+            g.dnf[m].append(s["evaluations"])
+    return [groups[k] for k in sorted(groups)]
+
+
+def _fmt(v: float) -> str:
+    if not np.isfinite(v):
+        return "–"
+    return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
+
+
+def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
+    if g.best.get(m):
+        q1, q3 = np.percentile(g.best[m], [25, 75])
+        text = f"{_fmt(g.median_best(m))} [{_fmt(q1)}, {_fmt(q3)}]"
+        if len(g.best[m]) < max(len(v) for v in g.best.values()):
+            text += f" ({len(g.best[m])} seeds)"
+        return f"**{text}**" if winner else text
+    if g.dnf.get(m):
+        return f"DNF ({int(np.median(g.dnf[m]))}/{g.budget} evals)"
+    return "–"
+
+
+def targets(groups: list[GroupStats]) -> dict[str, object]:
+    """Per group: our best method, whether it beats every peer's median; MS-UCB/CobBO time ratios.
+
+    A peer that did not finish (DNF) or did not run is not counted as beaten.
+    """
+    wins, per_group = 0, {}
+    for g in groups:
+        ours = [m for m in OURS if g.best.get(m)]
+        peers = [m for m in PEERS if m in g.methods()]
+        if not ours or not peers:
+            continue
+        best_ours = min(ours, key=g.median_best)
+        beaten = [p for p in peers if g.best.get(p) and g.median_best(best_ours) < g.median_best(p)]
+        win = len(beaten) == len(peers)
+        wins += win
+        per_group[g.name] = {"best_ours": best_ours, "beats_all_peers": win,
+                             "not_beaten": [p for p in peers if p not in beaten]}
+    time_ratio = {}
+    for m in ("msucb", "cobbo"):
+        ratios = [g.median_time(m) / g.median_time("optuna-gp") for g in groups
+                  if g.times.get(m) and g.times.get("optuna-gp")]
+        if ratios:
+            time_ratio[m] = ratios
+    return {"wins": wins, "groups": per_group, "time_ratio_vs_optuna_gp": time_ratio}
+
+
+def markdown_report(out: Path) -> str:
+    """The BENCHMARKS.md text for the run in ``out``."""
+    groups = load_results(out)
+    command_file = out / "command.txt"
+    command = command_file.read_text().strip() if command_file.exists() else "unknown"
+    suite_text = (out / "suite.toml").read_text() if (out / "suite.toml").exists() else ""
+    machines = {json.dumps(json.loads(p.read_text())["machine"], sort_keys=True)
+                for p in (out / "cells").glob("*/*/seed*.json")}
+    lines = [f"# Benchmarks: `{out.name}`", "",
+             "Generated by `hdbo report` from the cells of one `hdbo bench` run; do not edit.",
+             "", f"Command: `{command}`", ""]
+    for mach in sorted(machines):
+        info = json.loads(mach)
+        lines.append(f"Machine: {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
+                     f"Python {info['python']} ({info['platform']})")
+    lines += ["", "Value: median final best over seeds [interquartile range]; bold = lowest "
+              "median. Time: median optimizer seconds per evaluation (ask + tell, objective "
+              "excluded). Memory: median peak RSS of the cell's process (MiB).", ""]
+    for g in groups:
+        methods = g.methods()
+        finished = [m for m in methods if g.best.get(m)]
+        winner = min(finished, key=g.median_best) if finished else None
+        lines += [f"## {g.problem}, D = {g.dim}, {g.budget} evaluations ("
+                  f"{'f_min' if g.f_min is not None else 'lowest value reached'} = "
+                  f"{_fmt(g.f_ref)})", "",
+                  "| method | final value | seeds | time / ask [s] | total opt. time [s] | "
+                  "peak RSS [MiB] |", "|---|---|---|---|---|---|"]
+        for m in methods:
+            n_seeds = len(g.best.get(m, [])) + len(g.dnf.get(m, []))
+            lines.append(f"| {m} | {_value_cell(g, m, m == winner)} | {n_seeds} | "
+                         f"{_fmt(g.median_time(m))} | {_fmt(float(np.median(g.total[m])))} | "
+                         f"{float(np.median(g.rss[m])):.0f} |")
+        ours = [m for m in OURS if g.best.get(m)]
+        peers = [m for m in PEERS if m in methods]
+        if ours and peers:
+            best_ours = min(ours, key=g.median_best)
+            lines += ["", f"Ratios of our best here, **{best_ours}**, to each peer (regret = "
+                      "value − f_min; < 1 is better for us):", "",
+                      "| peer | regret ratio | time-per-ask ratio |", "|---|---|---|"]
+            regret = g.median_best(best_ours) - g.f_ref
+            for p in peers:
+                peer_regret = g.median_best(p) - g.f_ref if g.best.get(p) else np.nan
+                r = regret / peer_regret if peer_regret > 0 else np.nan
+                t = g.median_time(best_ours) / g.median_time(p)
+                lines.append(f"| {p} | {_fmt(r)} | {_fmt(t)} |")
+        lines.append("")
+    tg = targets(groups)
+    lines += ["## Targets", "",
+              f"Groups where our best algorithm has a lower median final value than every peer: "
+              f"**{tg['wins']} of {len(tg['groups'])}**.", ""]
+    for name, info in tg["groups"].items():
+        verdict = "yes" if info["beats_all_peers"] else f"no (not beaten: {info['not_beaten']})"
+        lines.append(f"- {name}: best of ours {info['best_ours']}; beats every peer: {verdict}")
+    for m, ratios in tg["time_ratio_vs_optuna_gp"].items():
+        lines.append(f"- {m} median time per ask / Optuna GPSampler's: "
+                     + ", ".join(f"{r:.3f}" for r in ratios))
+    lines += ["", "## Suite definition", "", "```toml", suite_text.rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def plot_results(out: Path) -> list[Path]:
+    """Per group: convergence (median and IQR of regret) and time-per-ask PNGs in ``out/plots``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plot_dir = out / "plots"
+    plot_dir.mkdir(exist_ok=True)
+    files = []
+    colors = dict(zip(METHODS, plt.cm.tab20(np.linspace(0, 1, len(METHODS))), strict=True))
+    for g in load_results(out):
+        fig, (ax_v, ax_t) = plt.subplots(1, 2, figsize=(13, 4.8))
+        for m in g.methods():
+            style = "-" if m in OURS else ("--" if m in PEERS else ":")
+            if g.curves.get(m):
+                n = min(len(c) for c in g.curves[m])
+                regret = np.array([c[:n] for c in g.curves[m]]) - g.f_ref
+                regret = np.maximum(regret, 1e-12)
+                q1, med, q3 = np.percentile(regret, [25, 50, 75], axis=0)
+                x = np.arange(1, n + 1)
+                ax_v.plot(x, med, style, color=colors[m], label=m, lw=1.8 if m in OURS else 1.2)
+                ax_v.fill_between(x, q1, q3, color=colors[m], alpha=0.15)
+            if g.times.get(m):
+                n = min(len(t) for t in g.times[m])
+                med_t = np.median(np.array([t[:n] for t in g.times[m]]), axis=0)
+                window = max(1, n // 50)
+                smooth = np.convolve(med_t, np.ones(window) / window, mode="valid")
+                ax_t.plot(np.arange(window, n + 1), smooth, style, color=colors[m], label=m)
+        ax_v.set(yscale="log", xlabel="evaluation", ylabel="best value − f_min (median, IQR)",
+                 title=f"{g.problem}, D={g.dim}")
+        ax_t.set(yscale="log", xlabel="evaluation", ylabel="seconds per ask + tell (median)",
+                 title="optimizer time per evaluation")
+        ax_v.legend(fontsize=8, ncol=2)
+        ax_t.legend(fontsize=8, ncol=2)
+        fig.tight_layout()
+        path = plot_dir / f"{g.name}.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        files.append(path)
+    return files

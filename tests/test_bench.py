@@ -1,0 +1,179 @@
+"""``hdbo bench``: suites, cells for every method, resume, time limit, report, plots, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hdbo_adapters.bench import (
+    METHODS,
+    PEERS,
+    Cell,
+    load_suite,
+    make_bench_problem,
+    run_cell,
+    run_suite,
+    suite_names,
+)
+from hdbo_adapters.bench_report import GroupStats, load_results, markdown_report, targets
+from hdbo_adapters.cli import main
+
+TINY = """
+name = "tiny"
+seeds = 2
+{extra}
+[[group]]
+problems = ["ackley", "hartmann6"]
+dims = [6]
+budget = 5
+methods = ["random", "cobbo"]
+"""
+
+
+def write_suite(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY.format(extra=extra))
+    return path
+
+
+def test_committed_suites_parse_and_match_the_issue() -> None:
+    assert {"d100", "scale"} <= set(suite_names())
+    d100 = load_suite("d100")
+    cells = d100.cells()
+    assert d100.seeds == 5 and len(cells) == 5 * 5 * len(METHODS)
+    assert {c.dim for c in cells} == {100} and {c.budget for c in cells} == {500}
+    assert {c.method for c in cells} == set(METHODS)
+    scale = {(c.method, c.dim, c.budget) for c in load_suite("scale").cells()}
+    assert scale == {("msucb", 1000, 500), ("cobbo", 1000, 500), ("bkb", 20, 5000)}
+
+
+def test_cells_are_seed_major() -> None:
+    seeds = [c.seed for c in load_suite("d100").cells()]
+    assert seeds == sorted(seeds)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name = 'x'\n", "needs 'group'"),
+    ("[[group]]\nproblems=['ackley']\ndims=[5]\nbudget=5\nmethods=['tpe']\n", "unknown method"),
+    ("[[group]]\nproblems=['nope']\ndims=[5]\nbudget=5\nmethods=['random']\n", "unknown name"),
+    ("[[group]]\nproblems=['ackley']\ndims=[5]\nbudget=0\nmethods=['random']\n", "budget"),
+    ("[[group]]\nproblems=['ackley']\ndims=[5]\nbudget='5'\nmethods=['random']\n", "budget"),
+])
+def test_bad_suites_are_rejected_with_the_reason(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_suite(str(path))
+
+
+def test_unknown_suite_name_lists_the_committed_ones() -> None:
+    with pytest.raises(ValueError, match="d100"):
+        load_suite("no-such-suite")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_runs_a_cell(tmp_path: Path, method: str) -> None:
+    cell = Cell("rosenbrock", 4, 8, method, 1)
+    summary = run_cell(cell, tmp_path)
+    csv_path, json_path = cell.paths(tmp_path)
+    rows = np.genfromtxt(csv_path, delimiter=",", names=True)
+    assert len(rows) == 8 and summary["status"] == "done"
+    assert np.allclose(rows["best_so_far"], np.minimum.accumulate(rows["value"]))
+    assert (rows["ask_s"] >= 0).all() and (rows["tell_s"] >= 0).all()
+    assert json.loads(json_path.read_text())["best"] == rows["value"].min()
+    assert summary["peak_rss_mib"] > 0
+
+
+def test_same_seed_same_trajectory_for_a_peer(tmp_path: Path) -> None:
+    a = run_cell(Cell("ackley", 5, 15, "optuna-tpe", 3), tmp_path / "a")
+    b = run_cell(Cell("ackley", 5, 15, "optuna-tpe", 3), tmp_path / "b")
+    c = run_cell(Cell("ackley", 5, 15, "optuna-tpe", 4), tmp_path / "c")
+    assert a["best"] == b["best"] != c["best"]
+
+
+def test_bbob_problem_evaluates_and_checks_its_dimension() -> None:
+    problem = make_bench_problem("bbob-f1", 5)
+    assert problem.f_min is None and np.isfinite(problem.evaluate_unit(np.full(5, 0.5)))
+    with pytest.raises(ValueError, match="dimensions"):
+        make_bench_problem("bbob-f1", 7)
+
+
+def test_run_suite_resumes_and_refuses_another_suite(tmp_path: Path) -> None:
+    suite = load_suite(str(write_suite(tmp_path)))
+    out = tmp_path / "out"
+    first = run_suite(suite, out, progress=False)
+    assert len(first) == 2 * 2 * 2
+    assert run_suite(suite, out, progress=False) == []  # everything finished: nothing to do
+    removed = Cell("hartmann6", 6, 5, "cobbo", 1)
+    removed.paths(out)[1].unlink()
+    again = run_suite(suite, out, progress=False)
+    assert [(s["method"], s["problem"], s["seed"]) for s in again] == [("cobbo", "hartmann6", 1)]
+    (tmp_path / "other").mkdir()
+    other = load_suite(str(write_suite(tmp_path / "other", extra="cell_time_limit_s = 5")))
+    with pytest.raises(ValueError, match="different suite"):
+        run_suite(other, out, progress=False)
+
+
+def test_time_limit_stops_a_cell_and_the_report_calls_it_dnf(tmp_path: Path) -> None:
+    suite = load_suite(str(write_suite(tmp_path, extra="cell_time_limit_s = 1e-9")))
+    out = tmp_path / "out"
+    summaries = run_suite(suite, out, seeds=1, progress=False)
+    assert {s["status"] for s in summaries} == {"timeout"}
+    assert {s["evaluations"] for s in summaries} == {1}
+    assert "DNF (1/5 evals)" in markdown_report(out)
+
+
+def _stats(values: dict[str, list[float]], dnf: tuple[str, ...] = ()) -> GroupStats:
+    g = GroupStats("ackley", 100, 500, 0.0)
+    for m, v in values.items():
+        g.best[m] = list(v)
+        g.times[m] = [np.full(3, 0.1)]
+    for m in dnf:
+        g.dnf[m] = [40]
+        g.times[m] = [np.full(3, 1.0)]
+    return g
+
+
+def test_targets_count_a_win_only_when_every_peer_is_beaten() -> None:
+    peers = {p: [2.0, 3.0] for p in PEERS}
+    win = _stats({"msucb": [5.0], "cobbo": [1.0], **peers})
+    loss = _stats({"cobbo": [2.5], **peers, "optuna-gp": [2.4]})
+    dnf = _stats({"cobbo": [1.0], **{p: v for p, v in peers.items() if p != "skopt-gp"}},
+                 dnf=("skopt-gp",))
+    for stats, expected in ((win, True), (loss, False), (dnf, False)):
+        result = targets([stats])
+        assert result["wins"] == int(expected)
+        info = result["groups"]["ackley-D100-n500"]
+        assert info["best_ours"] == "cobbo" and info["beats_all_peers"] is expected
+    assert targets([loss])["groups"]["ackley-D100-n500"]["not_beaten"] == list(PEERS)
+    assert targets([dnf])["groups"]["ackley-D100-n500"]["not_beaten"] == ["skopt-gp"]
+    assert targets([win])["time_ratio_vs_optuna_gp"]["cobbo"] == [1.0]
+
+
+def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "out"
+    assert main(["bench", "--suite", str(write_suite(tmp_path)), "--out", str(out),
+                 "--quiet"]) == 0
+    report = (out / "report.md").read_text()
+    assert "## ackley, D = 6, 5 evaluations" in report and "| cobbo |" in report
+    assert "--suite" in report and "[[group]]" in report
+    assert len(load_results(out)) == 2
+    assert main(["plot", str(out)]) == 0
+    assert sorted(p.name for p in (out / "plots").glob("*.png")) == [
+        "ackley-D6-n5.png", "hartmann6-D6-n5.png"]
+    target = tmp_path / "BENCH.md"
+    assert main(["report", str(out), "--output", str(target)]) == 0
+    assert target.read_text() == report
+
+
+def test_cli_errors_name_the_argument(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["bench", "--suite", "nope", "--out", str(tmp_path)]) == 2
+    assert "--suite" in capsys.readouterr().err
+    assert main(["bench", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
+    assert main(["plot", str(tmp_path / "empty")]) == 2
+    assert "cells/" in capsys.readouterr().err
