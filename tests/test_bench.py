@@ -159,15 +159,22 @@ def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
     assert main(["bench", "--suite", str(write_suite(tmp_path)), "--out", str(out),
                  "--quiet"]) == 0
     report = (out / "report.md").read_text()
-    assert "## ackley, D = 6, 5 evaluations" in report and "| cobbo |" in report
+    assert "### ackley, D = 6, 5 evaluations" in report and "| cobbo |" in report
     assert "--suite" in report and "[[group]]" in report
     assert len(load_results(out)) == 2
     assert main(["plot", str(out)]) == 0
     assert sorted(p.name for p in (out / "plots").glob("*.png")) == [
         "ackley-D6-n5.png", "hartmann6-D6-n5.png"]
-    target = tmp_path / "BENCH.md"
-    assert main(["report", str(out), "--output", str(target)]) == 0
-    assert target.read_text() == report
+    assert main(["report", str(out)]) == 0  # now with the plots linked
+    assert "![ackley-D6-n5](plots/ackley-D6-n5.png)" in (out / "report.md").read_text()
+    target = tmp_path / "docs" / "BENCH.md"
+    target.parent.mkdir()
+    assert main(["plot", str(out), "--out-dir", str(tmp_path / "docs" / "plots" / "out")]) == 0
+    assert main(["report", str(out), str(out), "--output", str(target),
+                 "--plots-dir", str(tmp_path / "docs" / "plots")]) == 0
+    text = target.read_text()
+    assert text.count("## Suite `tiny`") == 2 and "Cells finished: 8 of 8" in text
+    assert "![ackley-D6-n5](plots/out/ackley-D6-n5.png)" in text
 
 
 def test_cli_errors_name_the_argument(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
