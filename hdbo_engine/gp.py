@@ -281,10 +281,11 @@ class SubspacePosterior:
         r = np.sqrt(r2)
         Kq = matern52(r, p.signal_var)  # (m, n)
         mean = Kq @ gp.alpha
+        if not grad:  # one triangular solve: k^T K^-1 k = |L^-1 k|^2
+            v = solve_triangular(gp.L, Kq.T, lower=True, check_finite=False)
+            return mean, np.maximum(p.signal_var - (v**2).sum(0), 1e-12), None, None
         Kinv_k = cho_solve((gp.L, True), Kq.T, check_finite=False)  # (n, m)
         var = np.maximum(p.signal_var - np.einsum("mn,nm->m", Kq, Kinv_k), 1e-12)
-        if not grad:
-            return mean, var, None, None
         Q = _matern52_q(r, p.signal_var)  # dk/dy = -Q (y - x_i) / ell^2
         # sum_i c_i * dk_i/dy = -(sum_i c_i Q_i y - sum_i c_i Q_i x_i) / ell^2
         QA = Q * gp.alpha[None, :]

@@ -43,6 +43,9 @@ def test_subspace_posterior_matches_full_prediction_and_gradients():
     full_mean, full_var = gp.predict(post.full_points(Y, which))
     np.testing.assert_allclose(gp.y_mean + gp.y_std * mean, full_mean, atol=1e-10)
     np.testing.assert_allclose(var * gp.y_std**2, full_var, atol=1e-10)
+    mean_ng, var_ng, _, _ = post(Y, which, grad=False)  # the one-solve path
+    np.testing.assert_allclose(mean_ng, mean, atol=1e-12)
+    np.testing.assert_allclose(var_ng, var, atol=1e-12)
     for j in range(2):
         step = np.zeros_like(Y)
         step[:, j] = 1e-6

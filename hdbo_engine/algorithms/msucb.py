@@ -208,12 +208,13 @@ class MSUCB(Optimizer):
             bases[:, self.free] = incumbent[self.free]
         post = gp.subspace(self.free, bases)
 
-        def acq(Y: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            mean, var, dmean, dvar = post(Y, which)
+        def acq(Y: np.ndarray, which: np.ndarray,
+                grad: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+            mean, var, dmean, dvar = post(Y, which, grad)
             return ucb(mean, var, dmean, dvar, beta)
 
         if d == 0:  # subspaces are points: maximise over the unseen points of Z_t
-            vals, _ = acq(np.empty((len(bases), 0)), np.arange(len(bases)))
+            vals, _ = acq(np.empty((len(bases), 0)), np.arange(len(bases)), grad=False)
             vals[self.seen_mask(bases)] = -np.inf
             i = int(np.argmax(vals))
             return bases[i].copy(), {"t": t, "subspace": i}
@@ -223,7 +224,7 @@ class MSUCB(Optimizer):
         cand = self._candidates(incumbent[self.free], c, rng)  # (c, d)
         which = np.repeat(np.arange(s), c)
         Yc = np.tile(cand, (s, 1))
-        scores = np.concatenate([acq(Yc[k:k + 65536], which[k:k + 65536])[0]
+        scores = np.concatenate([acq(Yc[k:k + 65536], which[k:k + 65536], grad=False)[0]
                                  for k in range(0, len(Yc), 65536)]).reshape(s, c)
         chosen = np.arange(s) if self.n_optimize is None else top_k(scores.max(1),
                                                                      self.n_optimize)
