@@ -17,7 +17,7 @@ Each cell runs in a fresh worker process (``spawn``), so the peak resident
 memory reported for a cell is that cell's alone. Output layout under ``OUT``::
 
     suite.toml                      the suite definition the run used
-    command.txt                     the command that started the (latest) run
+    command.txt                     the commands that ran cells here, one per line
     cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s
     cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine
 
@@ -96,12 +96,17 @@ class Suite:
     cell_time_limit_s: float | None
     text: str
 
-    def cells(self, seeds: int | None = None) -> list[Cell]:
-        """All cells, seed-major (all of seed 0 before any of seed 1), then in the suite's
-        method order, so listing cheap methods first gives their results soonest."""
+    def cells(self, seeds: int | None = None, methods: list[str] | None = None) -> list[Cell]:
+        """All cells (of ``methods`` only, if given), seed-major (all of seed 0 before any of
+        seed 1), then in the suite's method order, so cheap methods listed first finish first."""
         n = self.seeds if seeds is None else seeds
+        if methods is not None:
+            unknown = sorted(set(methods) - {c.method for c in self.cells_by_seed})
+            if unknown:
+                raise ValueError(f"--methods: {unknown} not in suite {self.name!r}")
         return [Cell(c.problem, c.dim, c.budget, c.method, s)
-                for s in range(n) for c in self.cells_by_seed]
+                for s in range(n) for c in self.cells_by_seed
+                if methods is None or c.method in methods]
 
 
 def suite_names() -> list[str]:
@@ -337,9 +342,12 @@ def _set_threads(threads: int) -> None:
 
 
 def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
-              progress: bool = True, command: str | None = None) -> list[dict[str, Any]]:
+              progress: bool = True, command: str | None = None,
+              methods: list[str] | None = None) -> list[dict[str, Any]]:
     """Run every unfinished cell of ``suite`` (seed-major), ``jobs`` worker processes at a time.
 
+    ``methods`` restricts the run to some of the suite's methods (two runs on
+    the same folder with disjoint ``methods`` can go on side by side).
     Worker processes inherit single-threaded BLAS settings (``cores // jobs``
     threads each) unless the caller set them. ``command`` (how the run was
     started) is kept in ``out/command.txt`` for the report. Returns the
@@ -356,9 +364,10 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
                          "use a new directory")
     suite_copy.write_text(suite.text)
     if command is not None:
-        (out / "command.txt").write_text(command + "\n")
-    todo = [c for c in suite.cells(seeds) if not c.paths(out)[1].exists()]
-    n_all = len(suite.cells(seeds))
+        with open(out / "command.txt", "a") as fh:
+            fh.write(command + "\n")
+    todo = [c for c in suite.cells(seeds, methods) if not c.paths(out)[1].exists()]
+    n_all = len(suite.cells(seeds, methods))
     _set_threads(max(1, (os.cpu_count() or 1) // jobs))
     results = []
     with tqdm(total=sum(c.budget for c in todo), unit="eval", disable=not progress,

@@ -143,7 +143,8 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     plots = out / "plots" if plots is None else plots
     relative_to = out if relative_to is None else relative_to
     command_file = out / "command.txt"
-    command = command_file.read_text().strip() if command_file.exists() else "unknown"
+    commands = command_file.read_text().splitlines() if command_file.exists() else ["unknown"]
+    command = "`, `".join(dict.fromkeys(commands))
     suite_text = (out / "suite.toml").read_text() if (out / "suite.toml").exists() else ""
     cell_files = sorted((out / "cells").glob("*/*/seed*.json"))
     machines = {json.dumps(json.loads(p.read_text())["machine"], sort_keys=True)
@@ -153,7 +154,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     if suite_text:
         suite = load_suite(str(out / "suite.toml"))
         name, expected = suite.name, f" of {len(suite.cells())}"
-    lines = [f"## Suite `{name}`", "", f"Command: `{command}`", "",
+    lines = [f"## Suite `{name}`", "", f"Commands: `{command}`", "",
              f"Cells finished: {len(cell_files)}{expected} (the suite's seeds times its "
              "problems and methods; a re-run of the command resumes the rest).", ""]
     for mach in sorted(machines):

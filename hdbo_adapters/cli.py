@@ -124,8 +124,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     try:
         suite = load_suite(args.suite)
         out = Path(args.out or f"hdbo_runs/bench-{suite.name}")
+        methods = None if args.methods is None else args.methods.split(",")
         run_suite(suite, out, seeds=args.seeds, jobs=args.jobs, progress=not args.quiet,
-                  command=shlex.join(["hdbo", *args.argv]))
+                  command=shlex.join(["hdbo", *args.argv]), methods=methods)
     except ValueError as err:
         print(f"hdbo bench: {err}", file=sys.stderr)
         return 2
@@ -202,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seeds", type=int, default=None,
                        help="seeds 0 .. N-1 (default: the suite's)")
     bench.add_argument("--jobs", type=int, default=1, help="cells run in parallel")
+    bench.add_argument("--methods", default=None,
+                       help="comma-separated subset of the suite's methods (default: all)")
     bench.add_argument("--out", default=None, help="output folder (default hdbo_runs/bench-SUITE)")
     bench.add_argument("--quiet", action="store_true")
     bench.set_defaults(func=_cmd_bench)

@@ -108,9 +108,14 @@ def test_run_suite_resumes_and_refuses_another_suite(tmp_path: Path) -> None:
     assert len(first) == 2 * 2 * 2
     assert run_suite(suite, out, progress=False) == []  # everything finished: nothing to do
     removed = Cell("hartmann6", 6, 5, "cobbo", 1)
+    Cell("ackley", 6, 5, "random", 0).paths(out)[1].unlink()
+    assert [s["method"] for s in run_suite(suite, out, progress=False, methods=["cobbo"])] == []
+    with pytest.raises(ValueError, match="--methods"):
+        run_suite(suite, out, progress=False, methods=["skopt-gp"])
     removed.paths(out)[1].unlink()
     again = run_suite(suite, out, progress=False)
-    assert [(s["method"], s["problem"], s["seed"]) for s in again] == [("cobbo", "hartmann6", 1)]
+    assert sorted((s["method"], s["problem"], s["seed"]) for s in again) == [
+        ("cobbo", "hartmann6", 1), ("random", "ackley", 0)]
     (tmp_path / "other").mkdir()
     other = load_suite(str(write_suite(tmp_path / "other", extra="cell_time_limit_s = 5")))
     with pytest.raises(ValueError, match="different suite"):
