@@ -295,7 +295,14 @@ def machine_info() -> dict[str, Any]:
 
 
 def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[str, Any]:
-    """Run one cell and write its CSV and JSON (temporary names, then renamed)."""
+    """Run one cell and write its CSV and JSON (temporary names, then renamed).
+
+    A cell finished meanwhile (by another run on the same folder) is not run
+    again: its summary is returned as it is.
+    """
+    json_path = cell.paths(out)[1]
+    if json_path.exists():
+        return json.loads(json_path.read_text())
     problem = make_bench_problem(cell.problem, cell.dim)
     start = time.perf_counter()
     ask, tell = make_method(cell.method, cell.dim, cell.budget, cell.seed)
