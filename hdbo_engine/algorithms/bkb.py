@@ -114,7 +114,7 @@ from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
 from ..base import Optimizer, Proposal, impute_failures
-from ..gp import GP, GPParams, _matern52_q, matern52, robust_cholesky, scaled_sqdist
+from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 
@@ -152,6 +152,7 @@ class _Kernel:
     noise_var: float
     y_mean: float = 0.0
     y_std: float = 1.0
+    kernel_type: str = "matern52"
 
 
 @dataclass
@@ -182,6 +183,9 @@ class BKB(Optimizer):
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
     beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
+    kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD) ["matern52"].
+    output_scale: (mean, std) freezing the model's output scale, y -> (y - mean) / std;
+        None = the told values' mean and std at each refit, or (0, 1) with a fixed kernel [None].
     refit_growth: hyperparameter refit cadence [0.2].
     fit_max_points: most evaluations per hyperparameter fit [200].
     n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
@@ -206,6 +210,8 @@ class BKB(Optimizer):
         F: float = 1.0,
         beta_scale: float = 0.05,
         kernel: GPParams | None = None,
+        kernel_type: str = "matern52",
+        output_scale: tuple[float, float] | None = None,
         refit_growth: float = 0.2,
         fit_max_points: int = 200,
         n_candidates: int | None = None,
@@ -239,6 +245,17 @@ class BKB(Optimizer):
                     or not kernel.noise_var > 0:
                 raise ValueError("kernel: lengthscales, signal_var and noise_var must be > 0")
             kernel = GPParams(ls, float(kernel.signal_var), float(kernel.noise_var))
+        kernel_functions(kernel_type)  # raises ValueError naming the options
+        if output_scale is not None:
+            try:
+                mean, std = (float(v) for v in output_scale)
+            except (TypeError, ValueError):
+                raise TypeError(f"output_scale: expected (mean, std) or None, "
+                                f"got {output_scale!r}") from None
+            if not (math.isfinite(mean) and math.isfinite(std) and std > 0):
+                raise ValueError(f"output_scale: expected a finite mean and a std > 0, "
+                                 f"got {output_scale!r}")
+            output_scale = (mean, std)
         if not refit_growth >= 0:
             raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
         for arg, value in (("fit_max_points", fit_max_points), ("n_refine", n_refine)):
@@ -252,6 +269,8 @@ class BKB(Optimizer):
         self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
             float(beta_scale)
         self.fixed_kernel = kernel
+        self.kernel_type = kernel_type
+        self.output_scale = output_scale
         self.refit_growth, self.fit_max_points = float(refit_growth), int(fit_max_points)
         self.n_candidates = int(n_candidates or min(5000, 500 + 20 * D))
         self.n_refine = int(n_refine)
@@ -265,7 +284,7 @@ class BKB(Optimizer):
             row.tobytes(): i for i, row in reversed(list(enumerate(self.arms)))}
         # dictionary chain: S_n (indices into the distinct locations) and the kernel at n
         self._dict_idx = np.empty(0, dtype=int)
-        self._gp = GP(D)
+        self._gp = GP(D, kernel_type=kernel_type)
         self._kernel = self._initial_kernel()
         self._n_fitted = 0
         self._sketch_cache: tuple[int, _Sketch] | None = None
@@ -311,11 +330,10 @@ class BKB(Optimizer):
 
     # ------------------------------------------------------------- tell chain
     def _initial_kernel(self) -> _Kernel:
-        if self.fixed_kernel is not None:
-            p = self.fixed_kernel
-            return _Kernel(p.lengthscales, p.signal_var, p.noise_var)
-        p = self._gp.params
-        return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var)
+        y_mean, y_std = self.output_scale or (0.0, 1.0)
+        p = self.fixed_kernel if self.fixed_kernel is not None else self._gp.params
+        return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var, y_mean, y_std,
+                       self.kernel_type)
 
     def _lam(self, kernel: _Kernel) -> float:
         return float(self.lam) if self.lam is not None else max(kernel.noise_var, self.lam_min)
@@ -368,21 +386,22 @@ class BKB(Optimizer):
         y_all = self.y[:n]
         if not np.isfinite(y_all).any():
             return
-        y_imp = impute_failures(y_all)
-        y_mean = float(y_imp.mean())
-        y_std = float(y_imp.std())
-        y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
-        if self.fixed_kernel is not None:
-            k = self._initial_kernel()
-            self._kernel = _Kernel(k.lengthscales, k.signal_var, k.noise_var, y_mean, y_std)
+        if self.fixed_kernel is not None:  # the paper's fixed kernel: nothing to refit
             return
+        y_imp = impute_failures(y_all)
+        if self.output_scale is not None:
+            y_mean, y_std = self.output_scale
+        else:
+            y_mean = float(y_imp.mean())
+            y_std = float(y_imp.std())
+            y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
         rows = self._fit_rows(n)
         if len(rows) >= 2:
-            self._gp = GP(self.dim).fit(self.X[rows], y_imp[rows])
+            self._gp = GP(self.dim, kernel_type=self.kernel_type).fit(self.X[rows], y_imp[rows])
         p = self._gp.params
         ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
         self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
-                               y_mean, y_std)
+                               y_mean, y_std, self.kernel_type)
 
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
@@ -574,7 +593,7 @@ def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 def _kernel_matrix(k: _Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     r = np.sqrt(scaled_sqdist(A / k.lengthscales, B / k.lengthscales))
-    return matern52(r, k.signal_var)
+    return kernel_functions(k.kernel_type)[0](r, k.signal_var)
 
 
 def _mean_var(sk: _Sketch, P: np.ndarray | None, Q: np.ndarray,
@@ -593,8 +612,9 @@ def _mean_var_grad(sk: _Sketch, P: np.ndarray, Q: np.ndarray, X: np.ndarray
     k = sk.kernel
     Xs, Ss = X / k.lengthscales, sk.S / k.lengthscales
     r = np.sqrt(scaled_sqdist(Xs, Ss))
-    Kx = matern52(r, k.signal_var)
-    G = _matern52_q(r, k.signal_var)  # dk_j/dx = -G_j (x - s_j) / ell^2
+    kfun, qfun = kernel_functions(k.kernel_type)
+    Kx = kfun(r, k.signal_var)
+    G = qfun(r, k.signal_var)  # dk_j/dx = -G_j (x - s_j) / ell^2
     KQ = Kx @ Q
     quad = (KQ * Kx).sum(1)
     raw = k.signal_var - quad
