@@ -45,8 +45,10 @@ What is implemented (Sec. 3.1, Fig. 1)
 
 Choices the paper leaves open (documented defaults)
 ---------------------------------------------------
-* **Kernel**: Matern-5/2 ARD (:mod:`hdbo_engine.gp`). BKB assumes a fixed
-  kernel; here hyperparameters are refitted by MAP (:class:`hdbo_engine.gp.GP`)
+* **Kernel**: Matern-5/2 ARD (``kernel_type="matern52"``, default) or Gaussian
+  ARD (``kernel_type="rbf"``, ``k = s2 exp(-r^2 / 2)``), both from
+  :mod:`hdbo_engine.gp`. BKB assumes a fixed kernel; here hyperparameters are
+  refitted by MAP (:class:`hdbo_engine.gp.GP`)
   when the history reaches ``n_k`` points, ``n_{k+1} = n_k +
   max(1, floor(refit_growth n_k))`` (every step early on, about every 20 %
   later), on the evaluations (all of them up to ``fit_max_points``; beyond
@@ -54,10 +56,19 @@ Choices the paper leaves open (documented defaults)
   sample of the others). Each fit starts from the prior mode of
   :class:`hdbo_engine.gp.GP` (no warm start, so an early all-noise optimum
   is not inherited). At each checkpoint the output scale is frozen: the model
-  sees ``(y - mean) / std`` with mean and std of all values told so far, and
-  the fitted signal and noise variances are converted to that scale. Passing
-  ``kernel=GPParams(...)`` fixes the hyperparameters (no fitting; the paper's
-  setting).
+  sees ``(y - mean) / std`` with mean and std of all values told so far
+  (or ``output_scale``, if given), and the fitted signal and noise variances
+  are converted to that scale.
+* **Fixed kernel** (``kernel=GPParams(...)``, the paper's setting): no fitting,
+  and the output scale never moves: the model sees ``(y - mean) / std`` with
+  ``output_scale=(mean, std)`` (e.g. the ``y_mean, y_std`` of the GP that
+  produced the hyperparameters), or the raw values when ``output_scale`` is
+  None. Re-standardising by the history under a fixed signal variance (what
+  this module did before) silently rescales the kernel: once good values are
+  found the history's std grows, the prior standard deviation of f grows with
+  it in the user's units, and UCB turns to pure exploration (2000 arms in 8-D,
+  exact GP-UCB with a constant 5 sd bonus: 34 distinct arms in 300 steps on a
+  frozen scale, 262 with re-standardisation; see ``benchmarks/bkb_bench.py``).
 * **lambda** (``lam``): ``None`` (default) uses the fitted noise variance,
   floored at ``lam_min`` [1e-2, relative to a unit-variance output]. The
   dictionary size tracks ``d_eff(lambda)``, which approaches t when lambda
@@ -69,13 +80,20 @@ Choices the paper leaves open (documented defaults)
   leverage above 1/4 surely and the rest proportionally (DTC variances stay
   within a small factor of the exact ones; see ``tests/test_bkb.py``).
 * **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
-  multiplies the GP-scale standard deviation by about
-  ``2 sqrt(alpha log(t) d_eff)``, i.e. 30-100 at a few hundred steps, which
-  is pure exploration in practice (every step pulls a new, far-away arm, so
-  ``d_eff`` and with it ``m_t`` grow like t). ``beta_scale`` [0.05, a
-  multiplier of about 1-6 on the GP standard deviation for t up to 1000] multiplies
-  ``beta~_t``; ``beta_scale=1`` is the paper's value. Defaults ``eps = 0.5``,
-  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the standardised scale).
+  multiplies the GP-scale standard deviation by
+  ``2 sqrt(alpha log(t) S_t + log(1/delta)) + (1 + 1/sqrt(1 - eps)) F`` with
+  ``S_t = sum_s sigma~_t^2(x_s)`` (about the number of distinct, mutually
+  distant points evaluated, when lambda is small), i.e. 30-100 at a few
+  hundred steps: pure exploration in practice. ``beta_scale`` [0.05]
+  multiplies ``beta~_t``; ``beta_scale=1`` is the paper's value. The useful
+  range is narrow and depends on the output scale: with the default
+  history-standardised fitted kernel, 0.05 learns on 2000-arm 8-D problems
+  and 0.1 already explores almost every arm; on a scale frozen from random
+  arms (the benchmark), 0.1 (about 5-6 GP standard deviations for t in
+  100-1000) learns and 0.05 settles early on a mediocre arm. Because
+  ``S_t`` grows with every new distant point, over-exploration feeds itself
+  (larger ``S_t``, larger ``beta~_t``). Defaults ``eps = 0.5``,
+  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
 * **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
   paper's setting, every arm is scored by enumeration, arms may be pulled
   again (repeated evaluations), the initial design draws ``n_init`` distinct
@@ -516,7 +534,7 @@ class BKB(Optimizer):
             fantasies.append(self._fantasy(sk, sums, fantasies, p.x))
         out: list[tuple[np.ndarray, dict]] = []
         chosen: list[int] = []
-        for _ in range(n):
+        for k in range(n):
             P, Q = self._coefficients(sk, sums, fantasies)
             t = self.n_told + len(fantasies)
             beta = self._beta(sk, t, sigma2_sum)
@@ -531,14 +549,17 @@ class BKB(Optimizer):
                 x, meta["arm"] = self.arms[i], i
             else:
                 x = self._maximize_box(sk, P, Q, beta, rng)
-            sigma2_sum += float(_mean_var(sk, None, Q, x[None, :])[1][0])
-            fantasies.append(self._fantasy(sk, sums, fantasies, x))
             out.append((x.copy(), meta))
+            if k < n - 1:  # the next proposal sees this one as a fantasy
+                sigma2_sum += float(_mean_var(sk, None, Q, x[None, :])[1][0])
+                fantasies.append(self._fantasy(sk, sums, fantasies, x, (P, Q)))
         return out
 
     def _fantasy(self, sk: _Sketch, sums: np.ndarray, fantasies: list[tuple[np.ndarray, float]],
-                 x: np.ndarray) -> tuple[np.ndarray, float]:
-        P, Q = self._coefficients(sk, sums, fantasies)
+                 x: np.ndarray, PQ: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, float]:
+        """Kriging-believer pair (z(x), mu~(x)) given the current fantasies (P, Q if known)."""
+        P, Q = PQ if PQ is not None else self._coefficients(sk, sums, fantasies)
         mu = _mean_var(sk, P, Q, x[None, :])[0][0]
         z = sk.W @ _kernel_matrix(sk.kernel, sk.S, x[None, :])[:, 0]
         return z, float(mu)
