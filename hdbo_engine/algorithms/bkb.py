@@ -41,7 +41,12 @@ What is implemented (Sec. 3.1, Fig. 1)
   ``n_u <= min(t, A)`` distinct evaluated locations and of the ``A`` arms or
   candidates (``(A + n_u) m^2``), ``V_t`` and its Cholesky factor
   (``n_u m^2 + m^3``). Nothing is ever cubic in t. ``m_t`` is exposed as
-  :attr:`BKB.dictionary_size` and in every proposal's meta.
+  :attr:`BKB.dictionary_size` and in every proposal's meta. The saving is
+  against GP-UCB as eqs. (1)-(2) write it (one row per evaluation,
+  ``O(t^3 + A t^2)`` per step); an exact GP-UCB that merges repeated arms
+  costs ``O(n_u^3 + A n_u^2)`` and is only slower than BKB where
+  ``m_t << n_u``, i.e. where many distinct evaluated points predict each
+  other well (dense arms, long lengthscales, large lambda).
 
 Choices the paper leaves open (documented defaults)
 ---------------------------------------------------
@@ -79,6 +84,19 @@ Choices the paper leaves open (documented defaults)
   point and makes ``m_t ~ t``. The default ``q_bar = 4`` keeps points with
   leverage above 1/4 surely and the rest proportionally (DTC variances stay
   within a small factor of the exact ones; see ``tests/test_bkb.py``).
+  Two consequences, both measured with ``benchmarks/bkb_bench.py arms``
+  (2000 random arms in 8-D, lambda ~ 1e-2): (i) an evaluated arm that no
+  other evaluated arm predicts well has ``sigma~^2 ~ 1`` and stays in
+  ``S_t`` surely, so on sparse arm sets ``m_t`` is close to the number of
+  distinct arms pulled (``d_eff`` is); (ii) an arm pulled ``c`` times has
+  ``sigma~^2 ~ 1/c`` and leaves ``S_{t+1}`` with probability
+  ``(1 - q_bar/c)^c ~ exp(-q_bar)`` (about 2 % per step at ``q_bar = 4``),
+  exactly as in Fig. 1; for that one step its ``sigma~^2`` is the
+  un-sketched one, ``sum_s sigma~_t^2(x_s)`` jumps by ``c`` times it and so
+  does ``beta~_t`` (e.g. 5.6 -> 17 GP standard deviations), then the
+  resampling takes it back (the paper's self-correction, Sec. 4). A larger
+  ``q_bar`` (10 there) removes these steps at the price of a larger ``S_t``
+  in the continuous mode.
 * **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
   multiplies the GP-scale standard deviation by
   ``2 sqrt(alpha log(t) S_t + log(1/delta)) + (1 + 1/sqrt(1 - eps)) F`` with
