@@ -137,6 +137,20 @@ def test_fixed_kernel_output_scale_is_frozen_and_equivariant():
     np.testing.assert_allclose(var_s, 100.0 * var_u, rtol=1e-9)
 
 
+def test_fitted_kernel_with_output_scale_converts_the_fit_to_that_scale():
+    rng = np.random.default_rng(15)
+    X = rng.random((30, 3))
+    y = 5.0 + 3.0 * _quadratic(X)
+    opt = BKB(3, seed=0, output_scale=(5.0, 3.0), kernel_type="rbf")
+    opt.tell(X, y)
+    k = opt._sketch().kernel
+    assert (k.y_mean, k.y_std, k.kernel_type) == (5.0, 3.0, "rbf")
+    gp = opt._gp  # fitted on its own standardisation; BKB's kernel is that fit, rescaled
+    assert k.signal_var == pytest.approx(gp.params.signal_var * (gp.y_std / 3.0) ** 2)
+    mean, _ = opt.predict(X)
+    assert np.corrcoef(mean, y)[0, 1] > 0.95
+
+
 def _bowl(arms: np.ndarray) -> np.ndarray:
     return ((arms - 0.3) ** 2).sum(1) + 0.1 * np.sin(5 * arms[:, 0])
 
