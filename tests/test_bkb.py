@@ -102,6 +102,30 @@ def test_repeated_evaluations_are_counted_not_duplicated():
     assert var[1] < var[0] < var[4]
 
 
+@pytest.mark.parametrize("resample", ["location", "pull"])
+def test_heavily_pulled_arm_stays_in_the_dictionary(resample):
+    """One draw per location with the copies' total leverage keeps an arm pulled c times
+    (c sigma~^2 ~ 1); Fig. 1's draw per pull drops it with probability ~exp(-q_bar) per step,
+    and that step's beta~ jumps (module docstring, "Dictionary resampling")."""
+    arms = np.array([[0.2, 0.2], [0.8, 0.8], [0.2, 0.8]])
+    opt = BKB(2, seed=0, arms=arms, kernel=GPParams(np.full(2, 0.2), 1.0, 1e-2), lam=1e-2,
+              resample=resample, n_init=1)
+    noise = np.random.default_rng(1)
+    opt.tell(arms[1:], [1.0, 1.0])
+    left, betas = 0, []
+    for _ in range(300):
+        opt.tell(arms[0], noise.normal(0.0, 0.1))
+        left += opt._loc_index[arms[0].tobytes()] not in opt._dict_idx.tolist()
+        betas.append(opt.ask()[0].meta["beta"])
+        opt._pending.clear()
+    if resample == "location":
+        assert left == 0
+        assert max(betas) < 1.5 * min(betas[100:])
+    else:
+        assert left > 0  # 8 times here (300 exp(-4) ~ 5.5 expected), beta~ up to 90x
+        assert max(betas) > 2 * min(betas[100:])
+
+
 def test_rbf_kernel_dtc_equals_exact_gaussian_process():
     rng = np.random.default_rng(13)
     opt = BKB(3, seed=1, kernel=FIXED, kernel_type="rbf", lam=1e-2, q_bar=1e12)
@@ -159,7 +183,7 @@ def _bowl(arms: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("fixed", [False, True])
 def test_finite_arms_reach_a_near_optimal_arm(kernel_type, fixed):
     """1000 arms in 5-D, noisy smooth objective, 100 pulls: a top-10 arm is found and
-    the last 20 pulls have a small fraction of a random arm's regret."""
+    the last 20 pulls have a small fraction of a random arm's regret (seeds 0-5: at most 0.3)."""
     rng = np.random.default_rng(0)
     arms = rng.random((1000, 5))
     f = _bowl(arms)
@@ -179,7 +203,7 @@ def test_finite_arms_reach_a_near_optimal_arm(kernel_type, fixed):
         pulls.append(p.meta["arm"])
         opt.tell(p.x, f[pulls[-1]] + noise.normal(0.0, noise_sd))
     assert gap[pulls].min() <= np.sort(gap)[9]
-    assert gap[pulls[-20:]].mean() < 0.25 * gap.mean()
+    assert gap[pulls[-20:]].mean() < 0.4 * gap.mean()  # a random arm: 1.0
     assert len(set(pulls)) < 100  # good arms are pulled again under noise
     assert opt.dictionary_size <= len(set(pulls))
     if not fixed:
@@ -358,6 +382,7 @@ def test_beta_formula_and_theoretical_q_bar():
         ({"fit_max_points": 1.5}, ValueError, "fit_max_points"),
         ({"refit_growth": -0.1}, ValueError, "refit_growth"),
         ({"kernel_type": "cubic"}, ValueError, "kernel_type"),
+        ({"resample": "arm"}, ValueError, "resample"),
         ({"output_scale": (0.0, 0.0)}, ValueError, "output_scale"),
         ({"output_scale": (0.0, float("nan"))}, ValueError, "output_scale"),
         ({"output_scale": "wide"}, TypeError, "output_scale"),
