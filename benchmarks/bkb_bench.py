@@ -150,7 +150,7 @@ def run_arms(args: argparse.Namespace) -> dict:
         if name == "bkb":
             model = BKB(args.dim, seed=args.seed, arms=arms, kernel=params, lam=lam, n_init=1,
                         q_bar=args.q_bar, kernel_type=args.kernel_type, output_scale=scale,
-                        **common)
+                        resample=args.resample, **common)
         else:
             model = ExactGPUCB(arms, params, lam, scale, args.kernel_type,
                                "counts" if name == "exact_gpucb" else "all", **common)
@@ -264,6 +264,8 @@ def main(argv: list[str] | None = None) -> None:
     a.add_argument("--n-fit", type=int, default=200)
     a.add_argument("--q-bar", type=float, default=4.0)
     a.add_argument("--kernel-type", default="matern52", choices=["matern52", "rbf"])
+    a.add_argument("--resample", default="location", choices=["location", "pull"],
+                   help="BKB's dictionary draw: per distinct location (default) or per pull")
     a.add_argument("--beta-scale", type=float, default=0.1)
     a.add_argument("--report-at", type=int, nargs="+", default=[100, 250, 500, 1000])
     a.add_argument("--window", type=int, default=50, help="steps averaged before each t")
