@@ -120,9 +120,13 @@ Choices the paper leaves open (documented defaults)
   multiplies ``beta~_t``; ``beta_scale=1`` is the paper's value. The useful
   range is narrow and depends on the output scale: with the default
   history-standardised fitted kernel, 0.05 learns on 2000-arm 8-D problems
-  and 0.1 already explores almost every arm; on a scale frozen from random
-  arms (the benchmark), 0.1 (about 5-6 GP standard deviations for t in
-  100-1000) learns and 0.05 settles early on a mediocre arm. Because
+  (Hartmann6, Ackley, Branin, noise sd 0.1 x std f, 300 pulls: cumulative
+  regret 0.09-0.26 of a random arm's, best arm found) while 0.1 pulls a new
+  arm almost every step on Hartmann6 and Ackley (296 and 247 distinct arms);
+  on a scale frozen from random arms (the benchmark), 0.1 (about 4-7 GP
+  standard deviations for t in 100-1000) learns and 0.05 settles at once on
+  a mediocre arm (seed 0: 5 distinct arms in 1000 pulls, 2.09 regret per
+  pull against 2.54 for a random arm, for BKB and exact GP-UCB alike). Because
   ``S_t`` grows with every new distant point, over-exploration feeds itself
   (larger ``S_t``, larger ``beta~_t``). Defaults ``eps = 0.5``,
   ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
