@@ -1,8 +1,10 @@
-"""Exact Gaussian process with a Matern-5/2 ARD kernel.
+"""Exact Gaussian process with a Matern-5/2 ARD kernel (or, optionally, a Gaussian one).
 
 Model (Rasmussen & Williams, ch. 2 and 4):
 ``k(x, x') = s2 * (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r)``, ``r = ||(x - x') / ell||``,
 observations ``y = f(x) + eps``, ``eps ~ N(0, noise)``, on standardised outputs.
+``GP(..., kernel_type="rbf")`` uses the Gaussian (squared-exponential) ARD kernel
+``k = s2 exp(-r^2 / 2)`` instead (R&W eq. 4.9); everything else is unchanged.
 
 Choices the papers leave open, made here:
 
@@ -31,6 +33,7 @@ coordinate free).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +73,32 @@ def _matern52_q(r: np.ndarray, signal_var: float) -> np.ndarray:
     return signal_var * (5.0 / 3.0) * (1.0 + SQRT5 * r) * np.exp(-SQRT5 * r)
 
 
+def rbf(r: np.ndarray, signal_var: float) -> np.ndarray:
+    """Gaussian (squared-exponential) kernel value as a function of the scaled distance ``r``."""
+    return signal_var * np.exp(-0.5 * r**2)
+
+
+def _rbf_q(r: np.ndarray, signal_var: float) -> np.ndarray:
+    """``-dk/dr / r`` of the Gaussian kernel (equal to the kernel value)."""
+    return signal_var * np.exp(-0.5 * r**2)
+
+
+# kernel_type -> (k(r, s2), -dk/dr / r)
+KERNELS = {"matern52": (matern52, _matern52_q), "rbf": (rbf, _rbf_q)}
+
+
+KernelFn = Callable[[np.ndarray, float], np.ndarray]
+
+
+def kernel_functions(kernel_type: str) -> tuple[KernelFn, KernelFn]:
+    """``(k, q)`` for a kernel name in :data:`KERNELS`; ``ValueError`` names the options."""
+    try:
+        return KERNELS[kernel_type]
+    except (KeyError, TypeError):
+        raise ValueError(f"kernel_type: expected one of {sorted(KERNELS)}, "
+                         f"got {kernel_type!r}") from None
+
+
 def scaled_sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Squared Euclidean distances between rows of A and B (already scaled)."""
     d2 = (A**2).sum(1)[:, None] + (B**2).sum(1)[None, :] - 2.0 * A @ B.T
@@ -98,6 +127,7 @@ class GP:
     dim: input dimension D.
     noise_bounds: bounds on the noise variance (standardised scale), default (1e-6, 0.5).
     fit_maxiter: L-BFGS-B iterations per hyperparameter start, default 60.
+    kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD), default "matern52".
     """
 
     def __init__(
@@ -105,7 +135,10 @@ class GP:
         dim: int,
         noise_bounds: tuple[float, float] = (1e-6, 0.5),
         fit_maxiter: int = 60,
+        kernel_type: str = "matern52",
     ) -> None:
+        self._k, self._q = kernel_functions(kernel_type)
+        self.kernel_type = kernel_type
         self.dim = dim
         self.prior_mu = np.sqrt(2.0) + 0.5 * np.log(dim)
         self.prior_sigma = np.sqrt(3.0)
@@ -145,7 +178,7 @@ class GP:
     def _factorize(self) -> None:
         p = self.params
         Xs = self.X / p.lengthscales
-        K = matern52(np.sqrt(scaled_sqdist(Xs, Xs)), p.signal_var)
+        K = self._k(np.sqrt(scaled_sqdist(Xs, Xs)), p.signal_var)
         K[np.diag_indices_from(K)] += p.noise_var + self.extra_noise
         self.L = robust_cholesky(K)
         self.alpha = cho_solve((self.L, True), self.z, check_finite=False)
@@ -162,7 +195,7 @@ class GP:
         s2, noise = np.exp(theta[-2]), np.exp(theta[-1])
         Xs = X / ell
         r = np.sqrt(scaled_sqdist(Xs, Xs))
-        K = matern52(r, s2)
+        K = self._k(r, s2)
         K[np.diag_indices_from(K)] += noise + self.extra_noise
         try:
             L = cholesky(K, lower=True, check_finite=False)
@@ -172,7 +205,7 @@ class GP:
         Kinv = cho_solve((L, True), np.eye(n), check_finite=False)
         nll = 0.5 * z @ alpha + np.log(np.diag(L)).sum() + 0.5 * n * np.log(2 * np.pi)
         W = np.outer(alpha, alpha) - Kinv  # dNLL/dK = -W/2 (R&W eq. 5.9)
-        G = W * _matern52_q(r, s2)  # dK/dlog ell_j = q * (dx_j / ell_j)^2
+        G = W * self._q(r, s2)  # dK/dlog ell_j = q * (dx_j / ell_j)^2
         g_ell = ((G.sum(1) @ (Xs**2)) - (Xs * (G @ Xs)).sum(0))  # 0.5 sum_ik G_ik dx_ikj^2 * 2/2
         grad = np.empty_like(theta)
         grad[:-2] = -g_ell
@@ -224,8 +257,8 @@ class GP:
         """Posterior mean and variance of f at Xq (original output scale)."""
         Xq = np.atleast_2d(Xq)
         p = self.params
-        Kq = matern52(np.sqrt(scaled_sqdist(Xq / p.lengthscales, self.X / p.lengthscales)),
-                      p.signal_var)
+        Kq = self._k(np.sqrt(scaled_sqdist(Xq / p.lengthscales, self.X / p.lengthscales)),
+                     p.signal_var)
         mean = Kq @ self.alpha
         v = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)
         var = np.maximum(p.signal_var - (v**2).sum(0), 1e-12)
@@ -279,14 +312,14 @@ class SubspacePosterior:
         Ys = Y / self.ls_free
         r2 = self.F[which] + scaled_sqdist(Ys, self.Xf)
         r = np.sqrt(r2)
-        Kq = matern52(r, p.signal_var)  # (m, n)
+        Kq = gp._k(r, p.signal_var)  # (m, n)
         mean = Kq @ gp.alpha
         if not grad:  # one triangular solve: k^T K^-1 k = |L^-1 k|^2
             v = solve_triangular(gp.L, Kq.T, lower=True, check_finite=False)
             return mean, np.maximum(p.signal_var - (v**2).sum(0), 1e-12), None, None
         Kinv_k = cho_solve((gp.L, True), Kq.T, check_finite=False)  # (n, m)
         var = np.maximum(p.signal_var - np.einsum("mn,nm->m", Kq, Kinv_k), 1e-12)
-        Q = _matern52_q(r, p.signal_var)  # dk/dy = -Q (y - x_i) / ell^2
+        Q = gp._q(r, p.signal_var)  # dk/dy = -Q (y - x_i) / ell^2
         # sum_i c_i * dk_i/dy = -(sum_i c_i Q_i y - sum_i c_i Q_i x_i) / ell^2
         QA = Q * gp.alpha[None, :]
         dmean = -(QA.sum(1)[:, None] * Ys - QA @ self.Xf) / self.ls_free
@@ -338,6 +371,6 @@ class HyperparameterChain:
         from .base import impute_failures
 
         params = self.params(X, y_raw)
-        gp = GP(self.gp.dim, self.gp.noise_bounds, self.gp.fit_maxiter)
+        gp = GP(self.gp.dim, self.gp.noise_bounds, self.gp.fit_maxiter, self.gp.kernel_type)
         gp.params = params
         return gp.set_data(X, sign * impute_failures(y_raw))

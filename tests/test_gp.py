@@ -13,17 +13,19 @@ def _data(n=30, D=4, seed=0):
     return X, np.sin(3 * X[:, 0]) + X[:, 1] ** 2, rng
 
 
-def test_neg_log_posterior_gradient_matches_finite_differences():
+@pytest.mark.parametrize("kernel_type", ["matern52", "rbf"])
+def test_neg_log_posterior_gradient_matches_finite_differences(kernel_type):
     X, y, rng = _data()
-    gp = GP(4).set_data(X, y)
+    gp = GP(4, kernel_type=kernel_type).set_data(X, y)
     theta = gp.params.to_vector() + rng.normal(0, 0.3, 6)
     numeric = approx_fprime(theta, lambda t: gp._neg_log_posterior(t)[0], 1e-6)
     np.testing.assert_allclose(gp._neg_log_posterior(theta)[1], numeric, rtol=1e-3, atol=1e-3)
 
 
-def test_fit_learns_relevance_and_interpolates():
+@pytest.mark.parametrize("kernel_type", ["matern52", "rbf"])
+def test_fit_learns_relevance_and_interpolates(kernel_type):
     X, y, rng = _data(n=60)
-    gp = GP(4).fit(X, y)
+    gp = GP(4, kernel_type=kernel_type).fit(X, y)
     ls = gp.params.lengthscales
     assert ls[0] < ls[2] and ls[1] < ls[3]  # active coordinates get shorter lengthscales
     Xt = rng.random((100, 4))
@@ -33,9 +35,10 @@ def test_fit_learns_relevance_and_interpolates():
     assert np.all(var > 0)
 
 
-def test_subspace_posterior_matches_full_prediction_and_gradients():
+@pytest.mark.parametrize("kernel_type", ["matern52", "rbf"])
+def test_subspace_posterior_matches_full_prediction_and_gradients(kernel_type):
     X, y, rng = _data()
-    gp = GP(4).fit(X, y)
+    gp = GP(4, kernel_type=kernel_type).fit(X, y)
     free = np.array([1, 3])
     post = gp.subspace(free, rng.random((3, 4)))
     Y, which = rng.random((6, 2)), np.array([0, 1, 2, 0, 1, 2])
@@ -52,6 +55,20 @@ def test_subspace_posterior_matches_full_prediction_and_gradients():
         m2, v2, _, _ = post(Y + step, which, grad=False)
         np.testing.assert_allclose((m2 - mean) / 1e-6, dmean[:, j], atol=1e-4)
         np.testing.assert_allclose((v2 - var) / 1e-6, dvar[:, j], atol=1e-4)
+
+
+def test_rbf_kernel_is_the_gaussian_kernel_and_names_are_checked():
+    X, y, _ = _data(n=12)
+    gp = GP(4, kernel_type="rbf").fit(X, y)
+    p = gp.params
+    d2 = (((X[:, None] - X[None]) / p.lengthscales) ** 2).sum(-1)
+    K = p.signal_var * np.exp(-0.5 * d2) + p.noise_var * np.eye(12)
+    np.testing.assert_allclose(gp.L @ gp.L.T, K, atol=1e-10)
+    assert GP(4).kernel_type == "matern52"
+    with pytest.raises(ValueError, match="kernel_type"):
+        GP(4, kernel_type="cubic")
+    chain = HyperparameterChain(4, kernel_type="rbf")
+    assert chain.model(X, y).kernel_type == "rbf"
 
 
 def test_duplicates_and_constant_outputs_are_handled():

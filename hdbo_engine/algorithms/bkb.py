@@ -28,10 +28,27 @@ What is implemented (Sec. 3.1, Fig. 1)
 * **Dictionary resampling** (Fig. 1): after each evaluation, every evaluated
   point enters ``S_{t+1}`` independently with probability
   ``p = min(1, q_bar sigma~_t^2(x_i))``, using the variances of step t (the
-  paper's approximation of ``sigma_{t+1}`` by ``sigma~_t``). A location
-  evaluated ``c`` times enters with ``1 - (1 - p)^c``: the paper's loop over
-  all ``t + 1`` pulls, with duplicates merged (a duplicate in ``S`` does not
-  change the embedding), at cost ``O(min(t, A))``.
+  paper's approximation of ``sigma_{t+1}`` by ``sigma~_t``), one draw per
+  distinct location, at cost ``O(min(t, A))`` (a duplicate in ``S`` does not
+  change the embedding). **Departure for repeated arms**
+  (``resample="location"``, default): a location evaluated ``c`` times is
+  drawn once with ``min(1, q_bar c sigma~_t^2(x))``, the total ridge
+  leverage of its ``c`` copies. Fig. 1 draws once per pull
+  (``resample="pull"``), i.e. ``1 - (1 - p)^c``, which is never larger
+  (union bound) and, for an arm pulled ``c`` times (``sigma~^2 ~ 1/c``),
+  is only ``1 - exp(-q_bar)``: at ``q_bar = 4`` a heavily pulled arm leaves
+  ``S_{t+1}`` about once in 55 steps, its ``sigma~^2`` jumps to the
+  un-sketched value, ``sum_s sigma~_t^2(x_s)`` jumps by ``c`` times that and so
+  does ``beta~_t``; late in a run (c in the hundreds) one such step sends UCB
+  to a far arm, which raises the sum for good, and the run can tip into pure
+  exploration (``bkb_bench.py arms --resample pull --seed 1`` and ``2``:
+  186 and 291 distinct arms by T = 1000 and cumulative regret 443 and 728,
+  against exact GP-UCB's 35 and 33 arms and 59 and 187; with the default
+  rule BKB matches exact GP-UCB on both seeds). With one draw
+  per location the expected ``m_t`` keeps the paper's bound
+  ``q_bar sum_s sigma~^2(x_s)``, the inclusion probability of every point is
+  at least the paper's (so the embedding spans at least as much), and with
+  ``c = 1`` (the continuous box) the two rules are the same.
 * **beta~_t** (Sec. 4 theorem, Appendix D):
   ``beta~_t = 2 xi sqrt(alpha log(kappa^2 t) sum_s sigma~_t^2(x_s) + log(1/delta))
   + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F`` with ``alpha = (1+eps)/(1-eps)``,
@@ -40,13 +57,24 @@ What is implemented (Sec. 3.1, Fig. 1)
 * **Cost** per step: eigendecomposition of ``K_S`` (``m^3``), embedding of the
   ``n_u <= min(t, A)`` distinct evaluated locations and of the ``A`` arms or
   candidates (``(A + n_u) m^2``), ``V_t`` and its Cholesky factor
-  (``n_u m^2 + m^3``). Nothing is ever cubic in t. ``m_t`` is exposed as
-  :attr:`BKB.dictionary_size` and in every proposal's meta.
+  (``n_u m^2 + m^3``). Nothing is ever cubic in t. In arm mode the kernel
+  columns ``k(arms, s)`` of the dictionary points are kept while ``s`` stays
+  in ``S_t`` and the kernel is unchanged (memory ``A m_t``), so a step
+  evaluates the kernel only for points new to ``S_t`` and the rows for the
+  evaluated arms are read from those columns. ``m_t`` is exposed as
+  :attr:`BKB.dictionary_size` and in every proposal's meta. The saving is
+  against GP-UCB as eqs. (1)-(2) write it (one row per evaluation,
+  ``O(t^3 + A t^2)`` per step); an exact GP-UCB that merges repeated arms
+  costs ``O(n_u^3 + A n_u^2)`` and is only slower than BKB where
+  ``m_t << n_u``, i.e. where many distinct evaluated points predict each
+  other well (dense arms, long lengthscales, large lambda).
 
 Choices the paper leaves open (documented defaults)
 ---------------------------------------------------
-* **Kernel**: Matern-5/2 ARD (:mod:`hdbo_engine.gp`). BKB assumes a fixed
-  kernel; here hyperparameters are refitted by MAP (:class:`hdbo_engine.gp.GP`)
+* **Kernel**: Matern-5/2 ARD (``kernel_type="matern52"``, default) or Gaussian
+  ARD (``kernel_type="rbf"``, ``k = s2 exp(-r^2 / 2)``), both from
+  :mod:`hdbo_engine.gp`. BKB assumes a fixed kernel; here hyperparameters are
+  refitted by MAP (:class:`hdbo_engine.gp.GP`)
   when the history reaches ``n_k`` points, ``n_{k+1} = n_k +
   max(1, floor(refit_growth n_k))`` (every step early on, about every 20 %
   later), on the evaluations (all of them up to ``fit_max_points``; beyond
@@ -54,10 +82,20 @@ Choices the paper leaves open (documented defaults)
   sample of the others). Each fit starts from the prior mode of
   :class:`hdbo_engine.gp.GP` (no warm start, so an early all-noise optimum
   is not inherited). At each checkpoint the output scale is frozen: the model
-  sees ``(y - mean) / std`` with mean and std of all values told so far, and
-  the fitted signal and noise variances are converted to that scale. Passing
-  ``kernel=GPParams(...)`` fixes the hyperparameters (no fitting; the paper's
-  setting).
+  sees ``(y - mean) / std`` with mean and std of all values told so far
+  (or ``output_scale``, if given), and the fitted signal and noise variances
+  are converted to that scale.
+* **Fixed kernel** (``kernel=GPParams(...)``, the paper's setting): no fitting,
+  and the output scale never moves: the model sees ``(y - mean) / std`` with
+  ``output_scale=(mean, std)`` (e.g. the ``y_mean, y_std`` of the GP that
+  produced the hyperparameters), or the raw values when ``output_scale`` is
+  None. Re-standardising by the history under a fixed signal variance (what
+  this module did before) silently rescales the kernel: once good values are
+  found the history's std grows, the prior standard deviation of f grows with
+  it in the user's units, and UCB turns to pure exploration (diagnosis on
+  2000 random arms in 8-D, Hartmann6, noise sd 0.05 x std f: exact GP-UCB
+  with a constant bonus of 5 posterior sd pulled 34 distinct arms in 300
+  steps on a frozen scale, 262 when re-standardised by the history).
 * **lambda** (``lam``): ``None`` (default) uses the fitted noise variance,
   floored at ``lam_min`` [1e-2, relative to a unit-variance output]. The
   dictionary size tracks ``d_eff(lambda)``, which approaches t when lambda
@@ -68,14 +106,31 @@ Choices the paper leaves open (documented defaults)
   point and makes ``m_t ~ t``. The default ``q_bar = 4`` keeps points with
   leverage above 1/4 surely and the rest proportionally (DTC variances stay
   within a small factor of the exact ones; see ``tests/test_bkb.py``).
+  On sparse arm sets the dictionary keeps almost everything: with lambda
+  ~ 1e-2 an evaluated arm that no other evaluated arm predicts well has
+  total leverage ``c sigma~^2 ~ 1`` and stays in ``S_t`` surely, so ``m_t``
+  is close to the number of distinct arms pulled (``d_eff`` is); on 2000
+  random arms in 8-D (``benchmarks/bkb_bench.py arms``) BKB then keeps every
+  pulled arm and makes exactly exact GP-UCB's choices.
 * **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
-  multiplies the GP-scale standard deviation by about
-  ``2 sqrt(alpha log(t) d_eff)``, i.e. 30-100 at a few hundred steps, which
-  is pure exploration in practice (every step pulls a new, far-away arm, so
-  ``d_eff`` and with it ``m_t`` grow like t). ``beta_scale`` [0.05, a
-  multiplier of about 1-6 on the GP standard deviation for t up to 1000] multiplies
-  ``beta~_t``; ``beta_scale=1`` is the paper's value. Defaults ``eps = 0.5``,
-  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the standardised scale).
+  multiplies the GP-scale standard deviation by
+  ``2 sqrt(alpha log(t) S_t + log(1/delta)) + (1 + 1/sqrt(1 - eps)) F`` with
+  ``S_t = sum_s sigma~_t^2(x_s)`` (about the number of distinct, mutually
+  distant points evaluated, when lambda is small), i.e. 30-100 at a few
+  hundred steps: pure exploration in practice. ``beta_scale`` [0.05]
+  multiplies ``beta~_t``; ``beta_scale=1`` is the paper's value. The useful
+  range is narrow and depends on the output scale: with the default
+  history-standardised fitted kernel, 0.05 learns on 2000-arm 8-D problems
+  (Hartmann6, Ackley, Branin, noise sd 0.1 x std f, 300 pulls: cumulative
+  regret 0.09-0.26 of a random arm's, best arm found) while 0.1 pulls a new
+  arm almost every step on Hartmann6 and Ackley (296 and 247 distinct arms);
+  on a scale frozen from random arms (the benchmark), 0.1 (about 4-7 GP
+  standard deviations for t in 100-1000) learns and 0.05 settles at once on
+  a mediocre arm (seed 0: 5 distinct arms in 1000 pulls, 2.09 regret per
+  pull against 2.54 for a random arm, for BKB and exact GP-UCB alike). Because
+  ``S_t`` grows with every new distant point, over-exploration feeds itself
+  (larger ``S_t``, larger ``beta~_t``). Defaults ``eps = 0.5``,
+  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
 * **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
   paper's setting, every arm is scored by enumeration, arms may be pulled
   again (repeated evaluations), the initial design draws ``n_init`` distinct
@@ -114,7 +169,7 @@ from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
 from ..base import Optimizer, Proposal, impute_failures
-from ..gp import GP, GPParams, _matern52_q, matern52, robust_cholesky, scaled_sqdist
+from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 
@@ -152,6 +207,7 @@ class _Kernel:
     noise_var: float
     y_mean: float = 0.0
     y_std: float = 1.0
+    kernel_type: str = "matern52"
 
 
 @dataclass
@@ -167,6 +223,7 @@ class _Sketch:
     sigma2_u: np.ndarray  # (n_u,) sigma~_t^2 at the distinct evaluated locations
     kernel: _Kernel
     lam: float
+    KA: np.ndarray | None = None  # (A, m) = K(arms, S) in arm mode, else None
 
 
 class BKB(Optimizer):
@@ -176,12 +233,17 @@ class BKB(Optimizer):
     ---------------------------------
     arms: (A, D) finite arm set in the unit cube, or None for the continuous box [None].
     q_bar: dictionary oversampling, a float > 0 or "theory" [4.0].
+    resample: "location" (one draw per distinct location with its copies' total
+        leverage) or "pull" (Fig. 1's one draw per pull) ["location"].
     lam: ridge / noise parameter lambda, None = fitted noise variance [None].
     lam_min: floor on the fitted lambda [1e-2].
     xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
     beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
+    kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD) ["matern52"].
+    output_scale: (mean, std) freezing the model's output scale, y -> (y - mean) / std;
+        None = the told values' mean and std at each refit, or (0, 1) with a fixed kernel [None].
     refit_growth: hyperparameter refit cadence [0.2].
     fit_max_points: most evaluations per hyperparameter fit [200].
     n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
@@ -198,6 +260,7 @@ class BKB(Optimizer):
         *,
         arms: Any = None,
         q_bar: float | str = 4.0,
+        resample: str = "location",
         lam: float | None = None,
         lam_min: float = 1e-2,
         xi: float | None = None,
@@ -206,6 +269,8 @@ class BKB(Optimizer):
         F: float = 1.0,
         beta_scale: float = 0.05,
         kernel: GPParams | None = None,
+        kernel_type: str = "matern52",
+        output_scale: tuple[float, float] | None = None,
         refit_growth: float = 0.2,
         fit_max_points: int = 200,
         n_candidates: int | None = None,
@@ -219,6 +284,9 @@ class BKB(Optimizer):
             raise ValueError(f"delta: expected 0 < delta < 1, got {delta!r}")
         if not 0 < eps < 1:
             raise ValueError(f"eps: expected 0 < eps < 1, got {eps!r}")
+        if resample not in ("location", "pull"):
+            raise ValueError(f"resample: expected 'location' or 'pull', got {resample!r}")
+        self.resample = resample
         if isinstance(q_bar, str):
             if q_bar != "theory":
                 raise ValueError(f"q_bar: expected a float > 0 or 'theory', got {q_bar!r}")
@@ -239,6 +307,17 @@ class BKB(Optimizer):
                     or not kernel.noise_var > 0:
                 raise ValueError("kernel: lengthscales, signal_var and noise_var must be > 0")
             kernel = GPParams(ls, float(kernel.signal_var), float(kernel.noise_var))
+        kernel_functions(kernel_type)  # raises ValueError naming the options
+        if output_scale is not None:
+            try:
+                mean, std = (float(v) for v in output_scale)
+            except (TypeError, ValueError):
+                raise TypeError(f"output_scale: expected (mean, std) or None, "
+                                f"got {output_scale!r}") from None
+            if not (math.isfinite(mean) and math.isfinite(std) and std > 0):
+                raise ValueError(f"output_scale: expected a finite mean and a std > 0, "
+                                 f"got {output_scale!r}")
+            output_scale = (mean, std)
         if not refit_growth >= 0:
             raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
         for arg, value in (("fit_max_points", fit_max_points), ("n_refine", n_refine)):
@@ -252,6 +331,8 @@ class BKB(Optimizer):
         self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
             float(beta_scale)
         self.fixed_kernel = kernel
+        self.kernel_type = kernel_type
+        self.output_scale = output_scale
         self.refit_growth, self.fit_max_points = float(refit_growth), int(fit_max_points)
         self.n_candidates = int(n_candidates or min(5000, 500 + 20 * D))
         self.n_refine = int(n_refine)
@@ -265,10 +346,12 @@ class BKB(Optimizer):
             row.tobytes(): i for i, row in reversed(list(enumerate(self.arms)))}
         # dictionary chain: S_n (indices into the distinct locations) and the kernel at n
         self._dict_idx = np.empty(0, dtype=int)
-        self._gp = GP(D)
+        self._gp = GP(D, kernel_type=kernel_type)
         self._kernel = self._initial_kernel()
         self._n_fitted = 0
         self._sketch_cache: tuple[int, _Sketch] | None = None
+        # arm mode: k(arms, s) for the current dictionary's locations, valid for one kernel
+        self._col_cache: tuple[_Kernel | None, dict[int, np.ndarray]] = (None, {})
 
     # -------------------------------------------------------------- validation
     def _check_arms(self, arms: Any) -> np.ndarray:
@@ -311,11 +394,10 @@ class BKB(Optimizer):
 
     # ------------------------------------------------------------- tell chain
     def _initial_kernel(self) -> _Kernel:
-        if self.fixed_kernel is not None:
-            p = self.fixed_kernel
-            return _Kernel(p.lengthscales, p.signal_var, p.noise_var)
-        p = self._gp.params
-        return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var)
+        y_mean, y_std = self.output_scale or (0.0, 1.0)
+        p = self.fixed_kernel if self.fixed_kernel is not None else self._gp.params
+        return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var, y_mean, y_std,
+                       self.kernel_type)
 
     def _lam(self, kernel: _Kernel) -> float:
         return float(self.lam) if self.lam is not None else max(kernel.noise_var, self.lam_min)
@@ -330,8 +412,11 @@ class BKB(Optimizer):
             u = self._add_location(x)
             sigma2 = np.append(sk.sigma2_u, sigma2_new) if u == len(sk.sigma2_u) \
                 else sk.sigma2_u
-            p = np.minimum(1.0, self.q_bar * np.maximum(sigma2, 0.0))
-            p_loc = 1.0 - (1.0 - p) ** self._counts
+            lev = np.maximum(sigma2, 0.0)
+            if self.resample == "location":  # the c copies' total leverage (module docstring)
+                p_loc = np.minimum(1.0, self.q_bar * self._counts * lev)
+            else:  # Fig. 1 literally: one draw per pull
+                p_loc = 1.0 - (1.0 - np.minimum(1.0, self.q_bar * lev)) ** self._counts
             rng = np.random.default_rng(np.random.SeedSequence(
                 self.seed, spawn_key=(_DICT_STREAM, n + 1)))
             self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
@@ -368,21 +453,22 @@ class BKB(Optimizer):
         y_all = self.y[:n]
         if not np.isfinite(y_all).any():
             return
-        y_imp = impute_failures(y_all)
-        y_mean = float(y_imp.mean())
-        y_std = float(y_imp.std())
-        y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
-        if self.fixed_kernel is not None:
-            k = self._initial_kernel()
-            self._kernel = _Kernel(k.lengthscales, k.signal_var, k.noise_var, y_mean, y_std)
+        if self.fixed_kernel is not None:  # the paper's fixed kernel: nothing to refit
             return
+        y_imp = impute_failures(y_all)
+        if self.output_scale is not None:
+            y_mean, y_std = self.output_scale
+        else:
+            y_mean = float(y_imp.mean())
+            y_std = float(y_imp.std())
+            y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
         rows = self._fit_rows(n)
         if len(rows) >= 2:
-            self._gp = GP(self.dim).fit(self.X[rows], y_imp[rows])
+            self._gp = GP(self.dim, kernel_type=self.kernel_type).fit(self.X[rows], y_imp[rows])
         p = self._gp.params
         ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
         self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
-                               y_mean, y_std)
+                               y_mean, y_std, self.kernel_type)
 
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
@@ -406,17 +492,49 @@ class BKB(Optimizer):
         kernel, lam = self._kernel, self._lam(self._kernel)
         locs = self._locs
         S = locs[self._dict_idx]
-        W = _inverse_sqrt(_kernel_matrix(kernel, S, S))
-        Zu = _kernel_matrix(kernel, locs, S) @ W.T
+        KA = self._arm_columns(kernel)
+        arm_of = np.asarray(self._arm_of_loc, dtype=int)
+        if KA is not None and (arm_of >= 0).all():  # every location is an arm: reuse KA's rows
+            K_SS, K_US = KA[arm_of[self._dict_idx]], KA[arm_of]
+        else:
+            K_SS, K_US = _kernel_matrix(kernel, S, S), _kernel_matrix(kernel, locs, S)
+        W = _inverse_sqrt(K_SS)
+        Zu = K_US @ W.T
         V = (Zu.T * self._counts) @ Zu
         V[np.diag_indices_from(V)] += lam
         L = _cholesky(V)
         Q_var = W.T @ (W - lam * _chol_solve(L, W))
         quad = (Zu * Zu).sum(1) - lam * (Zu * _chol_solve(L, Zu.T).T).sum(1)
         sigma2_u = np.maximum(kernel.signal_var - quad, 0.0) / lam
-        sk = _Sketch(S, W, Zu, V, L, Q_var, sigma2_u, kernel, lam)
+        sk = _Sketch(S, W, Zu, V, L, Q_var, sigma2_u, kernel, lam, KA)
         self._sketch_cache = (n, sk)
         return sk
+
+    def _arm_columns(self, kernel: _Kernel) -> np.ndarray | None:
+        """``K(arms, S_t)`` (A, m) in arm mode, from columns kept while their location stays
+        in the dictionary and the kernel is unchanged; None in the continuous box.
+
+        Each step then computes kernel values only for locations new to ``S_t``
+        (``A D`` each) instead of ``A m D`` (module docstring, "Cost").
+        """
+        if self.arms is None:
+            return None
+        cached_kernel, cols = self._col_cache
+        if cached_kernel is not kernel:
+            cols = {}
+        idx = self._dict_idx.tolist()
+        kfun = kernel_functions(kernel.kernel_type)[0]
+        scaled_arms = None
+        for u in idx:
+            if u not in cols:  # elementwise distances: the same bits however columns are batched
+                if scaled_arms is None:
+                    scaled_arms = self.arms / kernel.lengthscales
+                d = scaled_arms - self._locs[u] / kernel.lengthscales
+                cols[u] = kfun(np.sqrt((d * d).sum(1)), kernel.signal_var)
+        self._col_cache = (kernel, {u: cols[u] for u in idx})
+        if not idx:
+            return np.empty((len(self.arms), 0))
+        return np.stack([cols[u] for u in idx], axis=1)
 
     # ---------------------------------------------------------------- scoring
     def _targets(self, sk: _Sketch) -> np.ndarray:
@@ -497,7 +615,7 @@ class BKB(Optimizer):
             fantasies.append(self._fantasy(sk, sums, fantasies, p.x))
         out: list[tuple[np.ndarray, dict]] = []
         chosen: list[int] = []
-        for _ in range(n):
+        for k in range(n):
             P, Q = self._coefficients(sk, sums, fantasies)
             t = self.n_told + len(fantasies)
             beta = self._beta(sk, t, sigma2_sum)
@@ -505,21 +623,24 @@ class BKB(Optimizer):
                                     "beta": float(beta)}
             if self.arms is not None:
                 free = self._free_arms(chosen)
-                mu, var = _mean_var(sk, P, Q, self.arms[free])
+                mu, var = _mean_var(sk, P, Q, self.arms[free], sk.KA[free])
                 score = mu + beta * np.sqrt(var)
                 i = int(free[int(np.argmax(score))])
                 chosen.append(i)
                 x, meta["arm"] = self.arms[i], i
             else:
                 x = self._maximize_box(sk, P, Q, beta, rng)
-            sigma2_sum += float(_mean_var(sk, None, Q, x[None, :])[1][0])
-            fantasies.append(self._fantasy(sk, sums, fantasies, x))
             out.append((x.copy(), meta))
+            if k < n - 1:  # the next proposal sees this one as a fantasy
+                sigma2_sum += float(_mean_var(sk, None, Q, x[None, :])[1][0])
+                fantasies.append(self._fantasy(sk, sums, fantasies, x, (P, Q)))
         return out
 
     def _fantasy(self, sk: _Sketch, sums: np.ndarray, fantasies: list[tuple[np.ndarray, float]],
-                 x: np.ndarray) -> tuple[np.ndarray, float]:
-        P, Q = self._coefficients(sk, sums, fantasies)
+                 x: np.ndarray, PQ: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, float]:
+        """Kriging-believer pair (z(x), mu~(x)) given the current fantasies (P, Q if known)."""
+        P, Q = PQ if PQ is not None else self._coefficients(sk, sums, fantasies)
         mu = _mean_var(sk, P, Q, x[None, :])[0][0]
         z = sk.W @ _kernel_matrix(sk.kernel, sk.S, x[None, :])[:, 0]
         return z, float(mu)
@@ -574,13 +695,15 @@ def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 def _kernel_matrix(k: _Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     r = np.sqrt(scaled_sqdist(A / k.lengthscales, B / k.lengthscales))
-    return matern52(r, k.signal_var)
+    return kernel_functions(k.kernel_type)[0](r, k.signal_var)
 
 
-def _mean_var(sk: _Sketch, P: np.ndarray | None, Q: np.ndarray,
-              X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``mu~_t`` and ``sigma~_t^2`` (leverage scale) at X; mean is 0 when P is None."""
-    Kx = _kernel_matrix(sk.kernel, X, sk.S)  # (n, m)
+def _mean_var(sk: _Sketch, P: np.ndarray | None, Q: np.ndarray, X: np.ndarray,
+              Kx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``mu~_t`` and ``sigma~_t^2`` (leverage scale) at X, eq. (4)'s two displays; mean is 0
+    when P is None. ``Kx = K(X, S)`` when already known."""
+    if Kx is None:
+        Kx = _kernel_matrix(sk.kernel, X, sk.S)  # (n, m)
     quad = ((Kx @ Q) * Kx).sum(1)
     var = np.maximum(sk.kernel.signal_var - quad, 1e-12 * sk.kernel.signal_var) / sk.lam
     mu = np.zeros(len(X)) if P is None else Kx @ P
@@ -593,8 +716,9 @@ def _mean_var_grad(sk: _Sketch, P: np.ndarray, Q: np.ndarray, X: np.ndarray
     k = sk.kernel
     Xs, Ss = X / k.lengthscales, sk.S / k.lengthscales
     r = np.sqrt(scaled_sqdist(Xs, Ss))
-    Kx = matern52(r, k.signal_var)
-    G = _matern52_q(r, k.signal_var)  # dk_j/dx = -G_j (x - s_j) / ell^2
+    kfun, qfun = kernel_functions(k.kernel_type)
+    Kx = kfun(r, k.signal_var)
+    G = qfun(r, k.signal_var)  # dk_j/dx = -G_j (x - s_j) / ell^2
     KQ = Kx @ Q
     quad = (KQ * Kx).sum(1)
     raw = k.signal_var - quad
