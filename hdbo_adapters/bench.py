@@ -24,8 +24,12 @@ memory reported for a cell is that cell's alone. Output layout under ``OUT``::
 A cell is finished when its JSON exists; re-running the same command skips
 finished cells (resume). Both files are written to a temporary name and
 renamed, so an interrupted cell leaves nothing and is run again. A suite may
-set ``cell_time_limit_s``: a cell whose optimizer time exceeds it stops and
-is recorded with status ``timeout`` and the evaluations it reached.
+set ``cell_time_limit_s``: a cell whose optimizer *CPU* time exceeds it
+stops and is recorded with status ``timeout`` and the evaluations it
+reached. CPU time, not wall time, so a busy machine does not cut cells
+short; every cell runs with one BLAS/torch thread (unless the caller's
+environment sets ``OMP_NUM_THREADS``), so the two agree on an idle core and
+times compare algorithms, not parallelism.
 
 Problems are :mod:`hdbo_engine.problems` names or ``bbob-f<k>`` (COCO's
 noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
@@ -307,20 +311,21 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
     start = time.perf_counter()
     ask, tell = make_method(cell.method, cell.dim, cell.budget, cell.seed)
     setup_s = time.perf_counter() - start
-    rows, opt_time, status = [], 0.0, "done"
+    rows, opt_time, opt_cpu, status = [], 0.0, 0.0, "done"
     best = np.inf
     for i in range(cell.budget):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         x, token = ask()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         y = problem.evaluate_unit(x)
-        t2 = time.perf_counter()
+        c2, t2 = time.process_time(), time.perf_counter()
         tell(token, x, y)
-        t3 = time.perf_counter()
+        t3, c3 = time.perf_counter(), time.process_time()
         best = min(best, y)
         rows.append(f"{i + 1},{y!r},{best!r},{t1 - t0:.6f},{t3 - t2:.6f}")
         opt_time += (t1 - t0) + (t3 - t2)
-        if time_limit_s is not None and opt_time > time_limit_s and i + 1 < cell.budget:
+        opt_cpu += (c1 - c0) + (c3 - c2)
+        if time_limit_s is not None and opt_cpu > time_limit_s and i + 1 < cell.budget:
             status = "timeout"
             break
     del ask, tell  # Nevergrad's recast optimizers stop their worker thread when collected
@@ -332,7 +337,7 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
     tmp.replace(csv_path)
     summary = {**asdict(cell), "group": cell.group, "status": status,
                "evaluations": len(rows), "best": float(best), "f_min": problem.f_min,
-               "optimizer_time_s": opt_time, "setup_s": setup_s,
+               "optimizer_time_s": opt_time, "optimizer_cpu_s": opt_cpu, "setup_s": setup_s,
                "wall_time_s": time.perf_counter() - start,
                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                "time_limit_s": time_limit_s, "machine": machine_info(),
@@ -355,8 +360,8 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
 
     ``methods`` restricts the run to some of the suite's methods (two runs on
     the same folder with disjoint ``methods`` can go on side by side).
-    Worker processes inherit single-threaded BLAS settings (``cores // jobs``
-    threads each) unless the caller set them. ``command`` (how the run was
+    Worker processes run single-threaded (BLAS and torch) unless the
+    caller's environment says otherwise. ``command`` (how the run was
     started) is kept in ``out/command.txt`` for the report. Returns the
     summaries of the cells run now; finished cells on disk are skipped.
     """
@@ -375,7 +380,7 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
             fh.write(command + "\n")
     todo = [c for c in suite.cells(seeds, methods) if not c.paths(out)[1].exists()]
     n_all = len(suite.cells(seeds, methods))
-    _set_threads(max(1, (os.cpu_count() or 1) // jobs))
+    _set_threads(1)
     results = []
     with tqdm(total=sum(c.budget for c in todo), unit="eval", disable=not progress,
               desc=f"{suite.name}: {len(todo)} of {n_all} cells to run") as bar, \
