@@ -341,6 +341,7 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
                "wall_time_s": time.perf_counter() - start,
                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                "time_limit_s": time_limit_s, "machine": machine_info(),
+               "load_average_1min": os.getloadavg()[0],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
     tmp = json_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(summary, indent=1) + "\n")

@@ -161,6 +161,12 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
         info = json.loads(mach)
         lines.append(f"Machine: {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
                      f"Python {info['python']} ({info['platform']})")
+    loads = [json.loads(p.read_text()).get("load_average_1min") for p in cell_files]
+    known = [v for v in loads if v is not None]
+    if known:
+        lines.append(f"\nLoad average (1 min) when cells finished: median {np.median(known):.1f}, "
+                     f"max {max(known):.1f} over {len(known)} of {len(loads)} cells (times "
+                     f"per ask are wall-clock, so a busy machine inflates them).")
     lines += ["", "Value: median final best over seeds [interquartile range]; bold = lowest "
               "median. Time: median optimizer seconds per evaluation (ask + tell, objective "
               "excluded). Memory: median peak RSS of the cell's process (MiB).", ""]
