@@ -175,9 +175,12 @@ def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
     target = tmp_path / "docs" / "BENCH.md"
     target.parent.mkdir()
     assert main(["plot", str(out), "--out-dir", str(tmp_path / "docs" / "plots" / "out")]) == 0
+    (tmp_path / "preface.md").write_text("Run on a busy machine.\n")
     assert main(["report", str(out), str(out), "--output", str(target),
-                 "--plots-dir", str(tmp_path / "docs" / "plots")]) == 0
+                 "--plots-dir", str(tmp_path / "docs" / "plots"),
+                 "--preface", str(tmp_path / "preface.md")]) == 0
     text = target.read_text()
+    assert text.index("Run on a busy machine.") < text.index("## Suite `tiny`")
     assert text.count("## Suite `tiny`") == 2 and "Cells finished: 8 of 8" in text
     assert "![ackley-D6-n5](plots/out/ackley-D6-n5.png)" in text
 
