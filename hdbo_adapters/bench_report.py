@@ -78,9 +78,9 @@ def load_results(out: Path) -> list[GroupStats]:
         g.times[m].append(data[:, 1])
         g.rss[m].append(s["peak_rss_mib"])
         g.total[m].append(s["optimizer_time_s"])
+        g.curves[m].append(data[:, 0])  # a DNF curve is drawn as far as it got
         if s["status"] == "done":
             g.best[m].append(s["best"])
-            g.curves[m].append(data[:, 0])
         else:
             g.dnf[m].append(s["evaluations"])
     return [groups[k] for k in sorted(groups)]
