@@ -158,6 +158,16 @@ def test_targets_count_a_win_only_when_every_peer_is_beaten() -> None:
     assert targets([win])["time_ratio_vs_optuna_gp"]["cobbo"] == [1.0]
 
 
+def test_time_ratio_uses_the_evaluations_both_reached() -> None:
+    g = GroupStats("ackley", 100, 500, 0.0)
+    g.times["msucb"] = [np.arange(1.0, 11.0)]  # 10 asks, growing cost
+    g.times["optuna-gp"] = [np.full(4, 5.0)]  # stopped after 4 asks
+    assert g.time_ratio("msucb", "optuna-gp") == pytest.approx(2.5 / 5.0)
+    assert g.median_time("msucb") == pytest.approx(5.5)
+    assert np.isnan(g.time_ratio("msucb", "skopt-gp"))
+    assert targets([g])["time_ratio_vs_optuna_gp"]["msucb"] == [pytest.approx(0.5)]
+
+
 def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "out"
