@@ -63,24 +63,37 @@ class GPParams:
         return cls(np.exp(theta[:-2]), float(np.exp(theta[-2])), float(np.exp(theta[-1])))
 
 
+# Beyond these scaled distances a kernel value is below 1e-100 of the signal
+# variance and is set to exactly 0: exp() returning subnormal numbers, and
+# matrix products reading them, are several times slower than on normal ones
+# (measured: the Matern values for an MS-UCB scoring batch at D = 100, 5x).
+MATERN52_CUTOFF = 110.0
+RBF_CUTOFF = 22.0
+
+
 def matern52(r: np.ndarray, signal_var: float) -> np.ndarray:
     """Matern-5/2 kernel value as a function of the scaled distance ``r``."""
-    return signal_var * (1.0 + SQRT5 * r + (5.0 / 3.0) * r**2) * np.exp(-SQRT5 * r)
+    rc = np.minimum(r, MATERN52_CUTOFF)
+    k = signal_var * (1.0 + SQRT5 * rc + (5.0 / 3.0) * rc**2) * np.exp(-SQRT5 * rc)
+    return np.where(r < MATERN52_CUTOFF, k, 0.0)
 
 
 def _matern52_q(r: np.ndarray, signal_var: float) -> np.ndarray:
     """``-dk/dr / r``: with it, ``dk/dx = -q (x - x') / ell^2``."""
-    return signal_var * (5.0 / 3.0) * (1.0 + SQRT5 * r) * np.exp(-SQRT5 * r)
+    rc = np.minimum(r, MATERN52_CUTOFF)
+    q = signal_var * (5.0 / 3.0) * (1.0 + SQRT5 * rc) * np.exp(-SQRT5 * rc)
+    return np.where(r < MATERN52_CUTOFF, q, 0.0)
 
 
 def rbf(r: np.ndarray, signal_var: float) -> np.ndarray:
     """Gaussian (squared-exponential) kernel value as a function of the scaled distance ``r``."""
-    return signal_var * np.exp(-0.5 * r**2)
+    rc = np.minimum(r, RBF_CUTOFF)
+    return np.where(r < RBF_CUTOFF, signal_var * np.exp(-0.5 * rc**2), 0.0)
 
 
 def _rbf_q(r: np.ndarray, signal_var: float) -> np.ndarray:
     """``-dk/dr / r`` of the Gaussian kernel (equal to the kernel value)."""
-    return signal_var * np.exp(-0.5 * r**2)
+    return rbf(r, signal_var)
 
 
 # kernel_type -> (k(r, s2), -dk/dr / r)
@@ -106,17 +119,26 @@ def scaled_sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def robust_cholesky(K: np.ndarray) -> np.ndarray:
-    """Lower Cholesky factor of K, adding diagonal jitter until it succeeds."""
+    """Lower Cholesky factor of K, adding diagonal jitter until it succeeds.
+
+    Entries below ``1e-150`` of the factor's scale are set to 0: far-apart
+    points leave subnormal numbers in the factor, and every triangular solve
+    reading them runs several times slower (measured on an MS-UCB history at
+    D = 100: 1.5% subnormal entries, cho_solve 3.4 ms instead of 0.9 ms).
+    """
     scale = max(float(np.mean(np.diag(K))), 1e-12)
     for jitter in _JITTERS:
         try:
-            return cholesky(K + jitter * scale * np.eye(len(K)), lower=True, check_finite=False)
+            L = cholesky(K + jitter * scale * np.eye(len(K)), lower=True, check_finite=False)
+            break
         except LinAlgError:
             continue
-    # Last resort: eigenvalue clipping keeps the factor usable.
-    w, V = np.linalg.eigh(K)
-    w = np.maximum(w, 1e-2 * scale)
-    return cholesky((V * w) @ V.T, lower=True, check_finite=False)
+    else:  # last resort: eigenvalue clipping keeps the factor usable
+        w, V = np.linalg.eigh(K)
+        w = np.maximum(w, 1e-2 * scale)
+        L = cholesky((V * w) @ V.T, lower=True, check_finite=False)
+    L[np.abs(L) < 1e-150 * np.sqrt(scale)] = 0.0
+    return L
 
 
 class GP:
