@@ -178,6 +178,7 @@ __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 _DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
 _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
+_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "beta scale")
 
 
 def bkb_beta(t: int, sigma2_sum: float, xi: float, lam: float, kappa2: float = 1.0,
@@ -240,6 +241,8 @@ class BKB(Optimizer):
     xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
     beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
+    sum_cap: cap on the running sum ``sum_s sigma~_t^2(x_s)`` inside beta~_t; math.inf = the
+        paper; None = math.inf with ``arms``, 50 in the continuous box [None].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
     kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD) ["matern52"].
     output_scale: (mean, std) freezing the model's output scale, y -> (y - mean) / std;
@@ -268,6 +271,7 @@ class BKB(Optimizer):
         eps: float = 0.5,
         F: float = 1.0,
         beta_scale: float = 0.05,
+        sum_cap: float | None = None,
         kernel: GPParams | None = None,
         kernel_type: str = "matern52",
         output_scale: tuple[float, float] | None = None,
@@ -295,7 +299,7 @@ class BKB(Optimizer):
                            ("lam_min", lam_min)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"{arg}: expected a number > 0, got {value!r}")
-        for arg, value in (("lam", lam), ("xi", xi)):
+        for arg, value in (("lam", lam), ("xi", xi), ("sum_cap", sum_cap)):
             if value is not None and (isinstance(value, bool)
                                       or not isinstance(value, (int, float)) or not value > 0):
                 raise ValueError(f"{arg}: expected a number > 0 or None, got {value!r}")
@@ -330,6 +334,9 @@ class BKB(Optimizer):
         self.lam, self.lam_min, self.xi = lam, float(lam_min), xi
         self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
             float(beta_scale)
+        if sum_cap is None:
+            sum_cap = math.inf if self.arms is not None else _BOX_SUM_CAP
+        self.sum_cap = float(sum_cap)
         self.fixed_kernel = kernel
         self.kernel_type = kernel_type
         self.output_scale = output_scale
@@ -504,7 +511,7 @@ class BKB(Optimizer):
         V[np.diag_indices_from(V)] += lam
         L = _cholesky(V)
         Q_var = W.T @ (W - lam * _chol_solve(L, W))
-        quad = (Zu * Zu).sum(1) - lam * (Zu * _chol_solve(L, Zu.T).T).sum(1)
+        quad = ((K_US @ Q_var) * K_US).sum(1)  # z^T Z^T Z V^{-1} z, one product for all t
         sigma2_u = np.maximum(kernel.signal_var - quad, 0.0) / lam
         sk = _Sketch(S, W, Zu, V, L, Q_var, sigma2_u, kernel, lam, KA)
         self._sketch_cache = (n, sk)
@@ -563,9 +570,11 @@ class BKB(Optimizer):
         return P, Q
 
     def _beta(self, sk: _Sketch, t: int, sigma2_sum: float) -> float:
+        """``beta_scale`` times the theorem's ``beta~_t`` (Sec. 4) with the sum capped at
+        ``sum_cap``."""
         xi = self.xi if self.xi is not None else math.sqrt(sk.lam)
-        return self.beta_scale * bkb_beta(t, sigma2_sum, xi, sk.lam, sk.kernel.signal_var,
-                                          self.delta, self.F, self.eps)
+        return self.beta_scale * bkb_beta(t, min(sigma2_sum, self.sum_cap), xi, sk.lam,
+                                          sk.kernel.signal_var, self.delta, self.F, self.eps)
 
     # --------------------------------------------------------------- proposal
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
