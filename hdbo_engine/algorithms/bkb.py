@@ -471,11 +471,23 @@ class BKB(Optimizer):
             y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
         rows = self._fit_rows(n)
         if len(rows) >= 2:
-            self._gp = GP(self.dim, kernel_type=self.kernel_type).fit(self.X[rows], y_imp[rows])
+            self._gp = self._fit_gp(self.X[rows], y_imp[rows])
         p = self._gp.params
         ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
         self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
                                y_mean, y_std, self.kernel_type)
+
+    def _fit_gp(self, X: np.ndarray, y: np.ndarray) -> GP:
+        """MAP fit from the prior mode and, once fitted, also from the previous
+        hyperparameters; the higher posterior on (X, y) wins (module docstring, "Kernel")."""
+        gp = GP(self.dim, kernel_type=self.kernel_type).fit(X, y)
+        if not self._gp.fitted:
+            return gp
+        warm = GP(self.dim, kernel_type=self.kernel_type)
+        warm.params, warm.fitted = self._gp.params, True
+        warm.fit(X, y)
+        nlp = [g._neg_log_posterior(g.params.to_vector())[0] for g in (gp, warm)]
+        return warm if nlp[1] < nlp[0] else gp
 
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
