@@ -80,8 +80,16 @@ Choices the paper leaves open (documented defaults)
   later), on the evaluations (all of them up to ``fit_max_points``; beyond
   that the dictionary's evaluations first, filled up with a seeded random
   sample of the others). Each fit starts from the prior mode of
-  :class:`hdbo_engine.gp.GP` (no warm start, so an early all-noise optimum
-  is not inherited). At each checkpoint the output scale is frozen: the model
+  :class:`hdbo_engine.gp.GP` and, after the first fit, also from the
+  previous hyperparameters; the higher posterior on the fit's data wins (an
+  early all-noise optimum is kept only while it still fits better). With the
+  prior-mode start alone a checkpoint could jump to another mode (box
+  benchmark below, seed 2: at n = 926 an effective coordinate's lengthscale
+  went 0.58 -> 149, at n = 1111 an ignored coordinate's 190 -> 0.39); UCB
+  then explored what it now thought unexplored and ``m_t`` rose from 146 to
+  762 by n = 1333. With both starts the lengthscales moved by under 2 % over
+  n = 260-1333 and ``m_t`` stayed at 105-143 up to n = 1500
+  (``n_init = 10``, default settings). At each checkpoint the output scale is frozen: the model
   sees ``(y - mean) / std`` with mean and std of all values told so far
   (or ``output_scale``, if given), and the fitted signal and noise variances
   are converted to that scale.
@@ -129,8 +137,39 @@ Choices the paper leaves open (documented defaults)
   a mediocre arm (seed 0: 5 distinct arms in 1000 pulls, 2.09 regret per
   pull against 2.54 for a random arm, for BKB and exact GP-UCB alike). Because
   ``S_t`` grows with every new distant point, over-exploration feeds itself
-  (larger ``S_t``, larger ``beta~_t``). Defaults ``eps = 0.5``,
+  (larger ``S_t``, larger ``beta~_t``; see ``sum_cap``). Defaults ``eps = 0.5``,
   ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
+* **sum_cap** (continuous box): ``beta~_t`` is computed with
+  ``min(S_t, sum_cap)``; the default is 50 in the box and ``inf`` (the
+  paper) with ``arms``, so ``sum_cap=math.inf, beta_scale=1`` gives the
+  theorem's ``beta~_t`` exactly. In the box every evaluation is a new
+  location: a step that explores adds up to 1 to ``S_t``, which raises
+  ``beta~_t``, which sends the next proposal further out, where nothing
+  predicts it, so it enters ``S_t`` surely: ``m_t`` (cost ``t m_t^2`` a
+  step) and the bonus grow together. With the cap the multiplier
+  ``beta~_t / sqrt(lambda)`` (posterior sds of f) grows only through
+  ``log(kappa^2 t)`` (and the refits). 50 is about ``S_t`` after the first few hundred steps
+  here (40-50 at t = 100-500 uncapped), i.e. 3.5-4 posterior sds. Measured with
+  ``bkb_bench.py continuous --dim 20 --T 5000`` (Hartmann6 embedded in
+  20-D, seed 0; ``--sum-cap inf`` for the paper's sum):
+
+  =====================  =====  =====  =====  =====  =========
+  t                       1000   2500   4000   5000   CPU s
+  =====================  =====  =====  =====  =====  =========
+  uncapped: multiplier    4.15   6.66   9.20   --     (stopped)
+  uncapped: m_t           122    304    544    --
+  uncapped: s/step        0.018  0.076  0.203  --     296 to 4000
+  capped: multiplier      3.62   3.62   --     3.81
+  capped: m_t             112    195    --     211
+  capped: s/step          0.019  0.046  --     0.083  228
+  =====================  =====  =====  =====  =====  =========
+
+  Seeds 1 and 2 (capped): ``m_t`` 106/114/140 and 141/168/212 at
+  t = 1000/2500/5000, multiplier at most 4.25, 153 and 195 CPU s.
+  Proposals on the box boundary are not the cause: they sit in coordinates
+  whose fitted lengthscales are in the hundreds (the 14 ignored ones), which
+  changes no leverage; in the 6 effective coordinates the boundary fraction
+  was 0.33 before the basin was found and near 0 after, capped or not.
 * **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
   paper's setting, every arm is scored by enumeration, arms may be pulled
   again (repeated evaluations), the initial design draws ``n_init`` distinct
