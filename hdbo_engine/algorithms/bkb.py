@@ -217,7 +217,7 @@ __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 _DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
 _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
-_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "beta scale")
+_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "sum_cap")
 
 
 def bkb_beta(t: int, sigma2_sum: float, xi: float, lam: float, kappa2: float = 1.0,
