@@ -35,8 +35,10 @@ single-threaded BLAS), so other processes on a shared machine do not enter
 them; total wall-clock time is reported too.
 
 ``continuous``  BKB on a continuous box (default embedded Hartmann6 in 20-D,
-    T = 5000): m_t, total time, peak memory (``resource.getrusage``) and
-    the time per step around given t.
+    T = 5000): m_t, best value, UCB multiplier ``beta~_t / sqrt(lambda)``
+    (posterior sds of f) at given t, total time, peak memory
+    (``resource.getrusage``) and the time per step around given t.
+    ``--sum-cap inf`` gives the paper's uncapped ``beta~_t`` sum.
 
 Examples::
 
@@ -218,19 +220,24 @@ def run_continuous(args: argparse.Namespace) -> dict:
         kwargs["beta_scale"] = args.beta_scale
     if args.n_refine is not None:
         kwargs["n_refine"] = args.n_refine
+    if args.sum_cap is not None:
+        kwargs["sum_cap"] = args.sum_cap
     opt = BKB(args.dim, seed=args.seed, budget=args.T, **kwargs)
-    times, sizes, best = [], [], []
+    times, sizes, best, multipliers = [], [], [], []
     start, cpu_start = time.perf_counter(), time.process_time()
     for t in range(1, args.T + 1):
         t0 = time.process_time()
         (p,) = opt.ask()
+        # beta~ sigma~ = (beta~ / sqrt(lambda)) x the posterior sd of f; lambda of this step
+        multipliers.append(p.meta["beta"] / np.sqrt(opt._sketch().lam) if "beta" in p.meta
+                           else float("nan"))
         value = float(problem.evaluate_unit(p.x)[0])
         opt.tell(p.x, value)  # tell advances the dictionary chain: part of the step
         times.append(time.process_time() - t0)
         sizes.append(opt.dictionary_size)
         best.append(opt.best[1])
         if t % args.log_every == 0:
-            print(f"t={t} m_t={sizes[-1]} best={best[-1]:.5g} "
+            print(f"t={t} m_t={sizes[-1]} best={best[-1]:.5g} multiplier={multipliers[-1]:.2f} "
                   f"step_cpu_s={np.mean(times[-args.log_every:]):.4f} "
                   f"cpu_s={time.process_time() - cpu_start:.1f} "
                   f"wall_s={time.perf_counter() - start:.0f}", flush=True)
@@ -243,6 +250,9 @@ def run_continuous(args: argparse.Namespace) -> dict:
         "setting": vars(args),
         "m_T": sizes[-1],
         "m_at": {int(t): sizes[t - 1] for t in args.report_at if t <= args.T},
+        "best_at": {int(t): best[t - 1] for t in args.report_at if t <= args.T},
+        "beta_over_sqrt_lambda_at": {int(t): multipliers[t - 1] for t in args.report_at
+                                     if t <= args.T},
         "best_value": best[-1],
         "f_min": problem.f_min,
         "total_cpu_s": total,
@@ -281,6 +291,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--beta-scale", type=float, default=None, help="BKB default when omitted")
     c.add_argument("--n-candidates", type=int, default=None, help="BKB default when omitted")
     c.add_argument("--n-refine", type=int, default=None, help="BKB default when omitted")
+    c.add_argument("--sum-cap", type=float, default=None,
+                   help="cap on the sum in beta~_t; inf = the paper; BKB default when omitted")
     c.add_argument("--report-at", type=int, nargs="+", default=[1000, 2500, 5000])
     c.add_argument("--window", type=int, default=100)
     c.add_argument("--log-every", type=int, default=250)

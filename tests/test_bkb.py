@@ -364,6 +364,44 @@ def test_beta_formula_and_theoretical_q_bar():
     assert BKB(2, q_bar="theory", budget=1000).q_bar == pytest.approx(72 * math.log(40000))
 
 
+def test_refit_keeps_the_previous_hyperparameters_when_they_fit_better():
+    """A refit starts from the prior mode and from the previous fit; the higher posterior wins.
+    Here the prior-mode start alone ends 15 nats worse (the jump that set off exploration)."""
+    rng = np.random.default_rng(4)
+    X = rng.random((40, 6))
+    y = np.exp(-((X[:, :2] - 0.5) ** 2).sum(1) / 0.01)
+    nlp = lambda g: g._neg_log_posterior(g.params.to_vector())[0]  # noqa: E731
+    cold, previous = GP(6).fit(X, y), GP(6).fit(X, y, restarts=8)
+    assert nlp(previous) < nlp(cold) - 10
+    opt = BKB(6, seed=0)
+    opt._gp = previous
+    assert nlp(opt._fit_gp(X, y)) <= nlp(previous) + 1e-6
+
+
+@pytest.mark.parametrize("sum_cap", [None, math.inf])
+def test_box_caps_the_sum_in_beta_and_inf_gives_the_paper(sum_cap):
+    """Box default: beta~_t sees min(sum_s sigma~_t^2(x_s), 50), so the multiplier cannot feed
+    on its own exploration; ``sum_cap=math.inf`` with ``beta_scale=1`` is the theorem's beta~_t.
+    Short fixed lengthscales make every evaluation isolated, so the sum passes 50 quickly."""
+    D, lam = 4, 1e-2
+    opt = BKB(D, seed=0, n_init=5, kernel=GPParams(np.full(D, 0.05), 1.0, lam), lam=lam,
+              beta_scale=1.0, sum_cap=sum_cap, n_candidates=64, n_refine=1)
+    checked = 0
+    for _ in range(90):
+        (p,) = opt.ask()
+        if "beta" in p.meta:
+            sk = opt._sketch()
+            total = float(opt._counts @ sk.sigma2_u)
+            used = total if sum_cap == math.inf else min(total, 50.0)
+            assert p.meta["beta"] == pytest.approx(bkb_beta(p.meta["t"], used, math.sqrt(lam),
+                                                            lam, 1.0), rel=1e-12)
+            checked += 1
+        opt.tell(p.x, float(_quadratic(p.x)[0]))
+    assert checked >= 80 and total > 70  # the cap was active over the last steps
+    assert opt.sum_cap == (50.0 if sum_cap is None else math.inf)
+    assert BKB(D, arms=np.random.default_rng(0).random((20, D))).sum_cap == math.inf
+
+
 @pytest.mark.parametrize(
     ("kwargs", "err", "match"),
     [
@@ -375,6 +413,7 @@ def test_beta_formula_and_theoretical_q_bar():
         ({"eps": 1.0}, ValueError, "eps"),
         ({"F": 0}, ValueError, "F"),
         ({"beta_scale": -1}, ValueError, "beta_scale"),
+        ({"sum_cap": 0.0}, ValueError, "sum_cap"),
         ({"kernel": {"lengthscales": 1.0}}, TypeError, "kernel"),
         ({"kernel": GPParams(np.ones(3), -1.0, 1e-3)}, ValueError, "kernel"),
         ({"n_candidates": 1}, ValueError, "n_candidates"),

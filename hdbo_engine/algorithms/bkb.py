@@ -80,8 +80,16 @@ Choices the paper leaves open (documented defaults)
   later), on the evaluations (all of them up to ``fit_max_points``; beyond
   that the dictionary's evaluations first, filled up with a seeded random
   sample of the others). Each fit starts from the prior mode of
-  :class:`hdbo_engine.gp.GP` (no warm start, so an early all-noise optimum
-  is not inherited). At each checkpoint the output scale is frozen: the model
+  :class:`hdbo_engine.gp.GP` and, after the first fit, also from the
+  previous hyperparameters; the higher posterior on the fit's data wins (an
+  early all-noise optimum is kept only while it still fits better). With the
+  prior-mode start alone a checkpoint could jump to another mode (box
+  benchmark below, seed 2: at n = 926 an effective coordinate's lengthscale
+  went 0.58 -> 149, at n = 1111 an ignored coordinate's 190 -> 0.39); UCB
+  then explored what it now thought unexplored and ``m_t`` rose from 146 to
+  762 by n = 1333. With both starts the lengthscales moved by under 2 % over
+  n = 260-1333 and ``m_t`` stayed at 105-143 up to n = 1500
+  (``n_init = 10``, default settings). At each checkpoint the output scale is frozen: the model
   sees ``(y - mean) / std`` with mean and std of all values told so far
   (or ``output_scale``, if given), and the fitted signal and noise variances
   are converted to that scale.
@@ -129,8 +137,39 @@ Choices the paper leaves open (documented defaults)
   a mediocre arm (seed 0: 5 distinct arms in 1000 pulls, 2.09 regret per
   pull against 2.54 for a random arm, for BKB and exact GP-UCB alike). Because
   ``S_t`` grows with every new distant point, over-exploration feeds itself
-  (larger ``S_t``, larger ``beta~_t``). Defaults ``eps = 0.5``,
+  (larger ``S_t``, larger ``beta~_t``; see ``sum_cap``). Defaults ``eps = 0.5``,
   ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
+* **sum_cap** (continuous box): ``beta~_t`` is computed with
+  ``min(S_t, sum_cap)``; the default is 50 in the box and ``inf`` (the
+  paper) with ``arms``, so ``sum_cap=math.inf, beta_scale=1`` gives the
+  theorem's ``beta~_t`` exactly. In the box every evaluation is a new
+  location: a step that explores adds up to 1 to ``S_t``, which raises
+  ``beta~_t``, which sends the next proposal further out, where nothing
+  predicts it, so it enters ``S_t`` surely: ``m_t`` (cost ``t m_t^2`` a
+  step) and the bonus grow together. With the cap the multiplier
+  ``beta~_t / sqrt(lambda)`` (posterior sds of f) grows only through
+  ``log(kappa^2 t)`` (and the refits). 50 is about ``S_t`` after the first few hundred steps
+  here (40-50 at t = 100-500 uncapped), i.e. 3.5-4 posterior sds. Measured with
+  ``bkb_bench.py continuous --dim 20 --T 5000`` (Hartmann6 embedded in
+  20-D, seed 0; ``--sum-cap inf`` for the paper's sum):
+
+  =====================  =====  =====  =====  =====  =========
+  t                       1000   2500   4000   5000   CPU s
+  =====================  =====  =====  =====  =====  =========
+  uncapped: multiplier    4.15   6.66   9.20   --     (stopped)
+  uncapped: m_t           122    304    544    --
+  uncapped: s/step        0.018  0.076  0.203  --     296 to 4000
+  capped: multiplier      3.62   3.62   --     3.81
+  capped: m_t             112    195    --     211
+  capped: s/step          0.019  0.046  --     0.083  228
+  =====================  =====  =====  =====  =====  =========
+
+  Seeds 1 and 2 (capped): ``m_t`` 106/114/140 and 141/168/212 at
+  t = 1000/2500/5000, multiplier at most 4.25, 153 and 195 CPU s.
+  Proposals on the box boundary are not the cause: they sit in coordinates
+  whose fitted lengthscales are in the hundreds (the 14 ignored ones), which
+  changes no leverage; in the 6 effective coordinates the boundary fraction
+  was 0.33 before the basin was found and near 0 after, capped or not.
 * **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
   paper's setting, every arm is scored by enumeration, arms may be pulled
   again (repeated evaluations), the initial design draws ``n_init`` distinct
@@ -178,6 +217,7 @@ __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 _DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
 _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
+_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "sum_cap")
 
 
 def bkb_beta(t: int, sigma2_sum: float, xi: float, lam: float, kappa2: float = 1.0,
@@ -240,6 +280,8 @@ class BKB(Optimizer):
     xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
     beta_scale: multiplier on beta~_t, 1 = the paper [0.05].
+    sum_cap: cap on the running sum ``sum_s sigma~_t^2(x_s)`` inside beta~_t; math.inf = the
+        paper; None = math.inf with ``arms``, 50 in the continuous box [None].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
     kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD) ["matern52"].
     output_scale: (mean, std) freezing the model's output scale, y -> (y - mean) / std;
@@ -268,6 +310,7 @@ class BKB(Optimizer):
         eps: float = 0.5,
         F: float = 1.0,
         beta_scale: float = 0.05,
+        sum_cap: float | None = None,
         kernel: GPParams | None = None,
         kernel_type: str = "matern52",
         output_scale: tuple[float, float] | None = None,
@@ -295,7 +338,7 @@ class BKB(Optimizer):
                            ("lam_min", lam_min)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"{arg}: expected a number > 0, got {value!r}")
-        for arg, value in (("lam", lam), ("xi", xi)):
+        for arg, value in (("lam", lam), ("xi", xi), ("sum_cap", sum_cap)):
             if value is not None and (isinstance(value, bool)
                                       or not isinstance(value, (int, float)) or not value > 0):
                 raise ValueError(f"{arg}: expected a number > 0 or None, got {value!r}")
@@ -330,6 +373,9 @@ class BKB(Optimizer):
         self.lam, self.lam_min, self.xi = lam, float(lam_min), xi
         self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
             float(beta_scale)
+        if sum_cap is None:
+            sum_cap = math.inf if self.arms is not None else _BOX_SUM_CAP
+        self.sum_cap = float(sum_cap)
         self.fixed_kernel = kernel
         self.kernel_type = kernel_type
         self.output_scale = output_scale
@@ -464,11 +510,23 @@ class BKB(Optimizer):
             y_std = y_std if y_std > 1e-12 * max(1.0, abs(y_mean)) else 1.0
         rows = self._fit_rows(n)
         if len(rows) >= 2:
-            self._gp = GP(self.dim, kernel_type=self.kernel_type).fit(self.X[rows], y_imp[rows])
+            self._gp = self._fit_gp(self.X[rows], y_imp[rows])
         p = self._gp.params
         ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
         self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
                                y_mean, y_std, self.kernel_type)
+
+    def _fit_gp(self, X: np.ndarray, y: np.ndarray) -> GP:
+        """MAP fit from the prior mode and, once fitted, also from the previous
+        hyperparameters; the higher posterior on (X, y) wins (module docstring, "Kernel")."""
+        gp = GP(self.dim, kernel_type=self.kernel_type).fit(X, y)
+        if not self._gp.fitted:
+            return gp
+        warm = GP(self.dim, kernel_type=self.kernel_type)
+        warm.params, warm.fitted = self._gp.params, True
+        warm.fit(X, y)
+        nlp = [g._neg_log_posterior(g.params.to_vector())[0] for g in (gp, warm)]
+        return warm if nlp[1] < nlp[0] else gp
 
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
@@ -504,7 +562,7 @@ class BKB(Optimizer):
         V[np.diag_indices_from(V)] += lam
         L = _cholesky(V)
         Q_var = W.T @ (W - lam * _chol_solve(L, W))
-        quad = (Zu * Zu).sum(1) - lam * (Zu * _chol_solve(L, Zu.T).T).sum(1)
+        quad = ((K_US @ Q_var) * K_US).sum(1)  # z^T Z^T Z V^{-1} z, one product for all t
         sigma2_u = np.maximum(kernel.signal_var - quad, 0.0) / lam
         sk = _Sketch(S, W, Zu, V, L, Q_var, sigma2_u, kernel, lam, KA)
         self._sketch_cache = (n, sk)
@@ -563,9 +621,11 @@ class BKB(Optimizer):
         return P, Q
 
     def _beta(self, sk: _Sketch, t: int, sigma2_sum: float) -> float:
+        """``beta_scale`` times the theorem's ``beta~_t`` (Sec. 4) with the sum capped at
+        ``sum_cap``."""
         xi = self.xi if self.xi is not None else math.sqrt(sk.lam)
-        return self.beta_scale * bkb_beta(t, sigma2_sum, xi, sk.lam, sk.kernel.signal_var,
-                                          self.delta, self.F, self.eps)
+        return self.beta_scale * bkb_beta(t, min(sigma2_sum, self.sum_cap), xi, sk.lam,
+                                          sk.kernel.signal_var, self.delta, self.F, self.eps)
 
     # --------------------------------------------------------------- proposal
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
