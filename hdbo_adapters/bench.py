@@ -18,7 +18,8 @@ memory reported for a cell is that cell's alone. Output layout under ``OUT``::
 
     suite.toml                      the suite definition the run used
     command.txt                     the commands that ran cells here, one per line
-    cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s
+    cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s,
+                                          ask_cpu_s, tell_cpu_s
     cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine
 
 A cell is finished when its JSON exists; re-running the same command skips
@@ -322,7 +323,8 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
         tell(token, x, y)
         t3, c3 = time.perf_counter(), time.process_time()
         best = min(best, y)
-        rows.append(f"{i + 1},{y!r},{best!r},{t1 - t0:.6f},{t3 - t2:.6f}")
+        rows.append(f"{i + 1},{y!r},{best!r},{t1 - t0:.6f},{t3 - t2:.6f},"
+                    f"{c1 - c0:.6f},{c3 - c2:.6f}")
         opt_time += (t1 - t0) + (t3 - t2)
         opt_cpu += (c1 - c0) + (c3 - c2)
         if time_limit_s is not None and opt_cpu > time_limit_s and i + 1 < cell.budget:
@@ -333,7 +335,8 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
     csv_path, json_path = cell.paths(out)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = csv_path.with_suffix(".csv.tmp")
-    tmp.write_text("evaluation,value,best_so_far,ask_s,tell_s\n" + "\n".join(rows) + "\n")
+    tmp.write_text("evaluation,value,best_so_far,ask_s,tell_s,ask_cpu_s,tell_cpu_s\n"
+                   + "\n".join(rows) + "\n")
     tmp.replace(csv_path)
     summary = {**asdict(cell), "group": cell.group, "status": status,
                "evaluations": len(rows), "best": float(best), "f_min": problem.f_min,

@@ -18,7 +18,13 @@ from hdbo_adapters.bench import (
     run_suite,
     suite_names,
 )
-from hdbo_adapters.bench_report import GroupStats, load_results, markdown_report, targets
+from hdbo_adapters.bench_report import (
+    GroupStats,
+    _ask_tell_seconds,
+    load_results,
+    markdown_report,
+    targets,
+)
 from hdbo_adapters.cli import main
 
 TINY = """
@@ -82,7 +88,10 @@ def test_every_method_runs_a_cell(tmp_path: Path, method: str) -> None:
     rows = np.genfromtxt(csv_path, delimiter=",", names=True)
     assert len(rows) == 8 and summary["status"] == "done"
     assert np.allclose(rows["best_so_far"], np.minimum.accumulate(rows["value"]))
-    assert (rows["ask_s"] >= 0).all() and (rows["tell_s"] >= 0).all()
+    for column in ("ask_s", "tell_s", "ask_cpu_s", "tell_cpu_s"):
+        assert (rows[column] >= 0).all()
+    cpu = rows["ask_cpu_s"] + rows["tell_cpu_s"]
+    assert summary["optimizer_cpu_s"] == pytest.approx(cpu.sum(), abs=1e-3)
     assert json.loads(json_path.read_text())["best"] == rows["value"].min()
     assert summary["peak_rss_mib"] > 0
 
@@ -156,6 +165,13 @@ def test_targets_count_a_win_only_when_every_peer_is_beaten() -> None:
     assert targets([loss])["groups"]["ackley-D100-n500"]["not_beaten"] == list(PEERS)
     assert targets([dnf])["groups"]["ackley-D100-n500"]["not_beaten"] == ["skopt-gp"]
     assert targets([win])["time_ratio_vs_optuna_gp"]["cobbo"] == [1.0]
+
+
+def test_report_reads_cpu_seconds_and_falls_back_to_wall_seconds() -> None:
+    new = {"ask_s": "0.5", "tell_s": "0.25", "ask_cpu_s": "0.2", "tell_cpu_s": "0.1"}
+    old = {"ask_s": "0.5", "tell_s": "0.25"}
+    assert _ask_tell_seconds(new) == pytest.approx(0.3)
+    assert _ask_tell_seconds(old) == pytest.approx(0.75)
 
 
 def test_time_ratio_uses_the_evaluations_both_reached() -> None:
