@@ -190,11 +190,15 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     known = [v for v in loads if v is not None]
     if known:
         lines.append(f"\nLoad average (1 min) when cells finished: median {np.median(known):.1f}, "
-                     f"max {max(known):.1f} over {len(known)} of {len(loads)} cells (times "
-                     f"per ask are wall-clock, so a busy machine inflates them).")
+                     f"max {max(known):.1f} over {len(known)} of {len(loads)} cells.")
+    with_cpu = sum("ask_cpu_s" in p.with_suffix(".csv").read_text().partition("\n")[0]
+                   for p in cell_files)
     lines += ["", "Value: median final best over seeds [interquartile range]; bold = lowest "
               "median. Time: median optimizer seconds per evaluation (ask + tell, objective "
-              "excluded). Memory: median peak RSS of the cell's process (MiB).", ""]
+              f"excluded): CPU seconds of the cell's single thread for {with_cpu} of "
+              f"{len(cell_files)} cells, wall-clock seconds (which other load inflates) for "
+              "cells recorded before the CSVs had CPU columns. Memory: median peak RSS of "
+              "the cell's process (MiB).", ""]
     for g in groups:
         methods = g.methods()
         finished = [m for m in methods if g.best.get(m)]
