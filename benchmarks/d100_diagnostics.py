@@ -1,0 +1,78 @@
+"""Why the centre-starting peers lead the ``d100`` suite: two probes.
+
+``python benchmarks/d100_diagnostics.py geometry``
+    For each d100 problem: the value at the box centre (where Nevergrad's
+    NGOpt/CMA and Optuna's CmaEsSampler start), the best value on the box
+    diagonal through the centre, and the best of 500 uniform random points.
+
+``python benchmarks/d100_diagnostics.py cobbo-centre [--seed S]``
+    CobBO with the box centre told as its first point, then its usual
+    initial design and 499 more evaluations; best value per problem. A
+    diagnosis only: the engine does not do this by default, because it
+    would exploit the suite's symmetric construction.
+
+Also prints which optimizer NGOpt selects for D = 100 and 500 evaluations.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from hdbo_engine.algorithms.cobbo import CobBO
+from hdbo_engine.problems import make_problem
+
+PROBLEMS = ["ackley", "levy", "rastrigin", "rosenbrock", "hartmann6"]
+D, BUDGET = 100, 500
+
+
+def geometry() -> None:
+    """Centre, diagonal and random-search values of each problem."""
+    print("| problem | f_min | centre | best on the diagonal | best of 500 random |")
+    print("|---|---|---|---|---|")
+    grid = np.linspace(0.0, 1.0, 3001)[:, None] * np.ones((1, D))
+    for name in PROBLEMS:
+        p = make_problem(name, D)
+        centre = p.evaluate_unit(np.full((1, D), 0.5))[0]
+        diagonal = p.evaluate_unit(grid).min()
+        random = p.evaluate_unit(np.random.default_rng(0).random((BUDGET, D))).min()
+        print(f"| {name} | {p.f_min:.4g} | {centre:.4g} | {diagonal:.4g} | {random:.4g} |")
+    try:
+        import nevergrad as ng
+    except ImportError:
+        return
+    opt = ng.optimizers.NGOpt(parametrization=ng.p.Array(shape=(D,), lower=0, upper=1),
+                              budget=BUDGET)
+    print(f"\nNGOpt (D = {D}, budget {BUDGET}) runs: {opt._info()}; "
+          f"first point {opt.ask().value[:3]} ...")
+
+
+def cobbo_centre(seed: int) -> None:
+    """CobBO's best value when the box centre is its first evaluation."""
+    for name in PROBLEMS:
+        p = make_problem(name, D)
+        opt = CobBO(D, seed=seed, budget=BUDGET)
+        centre = np.full((1, D), 0.5)
+        opt.tell(centre, p.evaluate_unit(centre))
+        while opt.n_told < BUDGET:
+            x = opt.ask()[0].x[None]
+            opt.tell(x, p.evaluate_unit(x))
+        print(f"{name}: {np.min(opt.y):.4g}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("geometry")
+    c = sub.add_parser("cobbo-centre")
+    c.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.command == "geometry":
+        geometry()
+    else:
+        cobbo_centre(args.seed)
+
+
+if __name__ == "__main__":
+    main()
