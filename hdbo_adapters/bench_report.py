@@ -231,9 +231,10 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
             lines += ["", f"![{g.name}]({os.path.relpath(png, relative_to)})"]
         lines.append("")
     tg = targets(groups)
-    lines += [f"### Targets ({name})", "",
-              f"Groups where our best algorithm has a lower median final value than every peer: "
-              f"**{tg['wins']} of {len(tg['groups'])}**.", ""]
+    if tg["groups"] or tg["time_ratio_vs_optuna_gp"]:  # a suite without peers has no targets here
+        lines += [f"### Targets ({name})", "",
+                  f"Groups where our best algorithm has a lower median final value than every "
+                  f"peer: **{tg['wins']} of {len(tg['groups'])}**.", ""]
     for group, info in tg["groups"].items():
         verdict = "yes" if info["beats_all_peers"] else f"no (not beaten: {info['not_beaten']})"
         lines.append(f"- {group}: best of ours {info['best_ours']}; beats every peer: {verdict}")
