@@ -243,10 +243,12 @@ class GP:
         return float(nll), grad
 
     def fit(self, X: np.ndarray, y: np.ndarray, restarts: int = 1,
-            noise: np.ndarray | None = None) -> GP:
+            noise: np.ndarray | None = None, prior_start: bool = False) -> GP:
         """MAP hyperparameter fit (warm start + prior-mode start), then condition.
 
         ``noise``: optional per-point extra noise variance, as in :meth:`set_data`.
+        ``prior_start``: when already fitted, also start from the prior mode, ahead of
+        the previous optimum (so it wins ties).
         """
         self.set_data(X, y, noise)
         if len(self.z) < 2:
@@ -256,6 +258,8 @@ class GP:
         default = GPParams(np.full(self.dim, np.exp(self.prior_mu)), 1.0,
                            np.exp(NOISE_PRIOR_MU)).to_vector()
         starts = [np.clip(self.params.to_vector() if self.fitted else default, lo, hi)]
+        if prior_start and self.fitted:
+            starts.insert(0, np.clip(default, lo, hi))
         rng = np.random.default_rng(len(self.z))
         for _ in range(max(0, restarts - 1)):
             starts.append(np.clip(default + rng.normal(0, 0.5, default.shape), lo, hi))

@@ -519,14 +519,10 @@ class BKB(Optimizer):
     def _fit_gp(self, X: np.ndarray, y: np.ndarray) -> GP:
         """MAP fit from the prior mode and, once fitted, also from the previous
         hyperparameters; the higher posterior on (X, y) wins (module docstring, "Kernel")."""
-        gp = GP(self.dim, kernel_type=self.kernel_type).fit(X, y)
-        if not self._gp.fitted:
-            return gp
-        warm = GP(self.dim, kernel_type=self.kernel_type)
-        warm.params, warm.fitted = self._gp.params, True
-        warm.fit(X, y)
-        nlp = [g._neg_log_posterior(g.params.to_vector())[0] for g in (gp, warm)]
-        return warm if nlp[1] < nlp[0] else gp
+        gp = GP(self.dim, kernel_type=self.kernel_type)
+        if self._gp.fitted:
+            gp.params, gp.fitted = self._gp.params, True
+        return gp.fit(X, y, prior_start=True)
 
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
