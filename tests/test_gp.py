@@ -120,3 +120,19 @@ def test_chain_replays_to_identical_hyperparameters():
     np.testing.assert_array_equal(live.gp.params.lengthscales, rebuilt.lengthscales)
     with pytest.raises(ValueError, match="refit_growth"):
         HyperparameterChain(4, refit_growth=-1)
+
+
+@pytest.mark.parametrize("kernel_type", ["matern52", "rbf"])
+def test_far_kernel_values_and_factor_entries_are_exact_zeros_not_subnormals(kernel_type):
+    from hdbo_engine.gp import kernel_functions, robust_cholesky
+
+    k, q = kernel_functions(kernel_type)
+    r = np.array([0.0, 1.0, 10.0, 21.9, 22.1, 109.0, 111.0, 400.0])
+    for fn in (k, q):
+        v = fn(r, 1.0)
+        assert np.all((v == 0) | (v >= np.finfo(float).tiny))  # nothing subnormal
+        assert np.all(v[r >= {"matern52": 110.0, "rbf": 22.0}[kernel_type]] == 0)
+        assert v[-1] == 0 and v[0] > 0
+    # factor entries far below the factor's scale are flushed to exact zeros
+    L = robust_cholesky(np.array([[1.0, 1e-200], [1e-200, 1.0]]))
+    assert L[1, 0] == 0 and L[0, 0] == L[1, 1] == 1
