@@ -22,7 +22,10 @@ Choices the papers leave open, made here:
   mode on the first fit; later fits start from the previous optimum only
   (``restarts > 1`` adds jittered prior-mode starts); the best optimum wins.
 * **Numerics**: Cholesky with escalating jitter (1e-8 .. 1e-2 of the signal
-  variance), so duplicate points and constant outputs never raise.
+  variance), so duplicate points and constant outputs never raise. Kernel
+  values beyond a scaled distance where they fall under 1e-100 of the signal
+  variance, and Cholesky entries under 1e-150 of its scale, are exact zeros:
+  subnormal numbers would slow every product and solve several times.
 
 Posterior mean/variance and their gradients w.r.t. the inputs are available
 on axis-aligned subspaces through :class:`SubspacePosterior`, the workhorse of
