@@ -57,6 +57,20 @@ def test_subspace_posterior_matches_full_prediction_and_gradients(kernel_type):
         np.testing.assert_allclose((v2 - var) / 1e-6, dvar[:, j], atol=1e-4)
 
 
+def test_subspace_grid_matches_pointwise_posterior_on_every_pair():
+    X, y, rng = _data()
+    gp = GP(4).fit(X, y)
+    post = gp.subspace(np.array([0, 2]), rng.random((5, 4)))
+    Y, rows = rng.random((3, 2)), np.array([4, 1])
+    mean, var = post.grid(Y, rows)
+    assert mean.shape == var.shape == (2, 3)
+    m_pt, v_pt, _, _ = post(np.tile(Y, (2, 1)), np.repeat(rows, 3), grad=False)
+    np.testing.assert_allclose(mean.ravel(), m_pt, atol=1e-12)
+    np.testing.assert_allclose(var.ravel(), v_pt, atol=1e-12)
+    np.testing.assert_allclose(post.grid(Y)[0][rows], mean, atol=1e-12)  # all subspaces
+    np.testing.assert_allclose(gp.K_inv @ gp.z, gp.alpha, atol=1e-8)
+
+
 def test_rbf_kernel_is_the_gaussian_kernel_and_names_are_checked():
     X, y, _ = _data(n=12)
     gp = GP(4, kernel_type="rbf").fit(X, y)

@@ -79,10 +79,20 @@ def test_msucb_beats_random_search(name):
     assert np.median(ms) < np.median(rs)
 
 
+def test_screen_with_one_point_per_subspace_still_proposes_on_a_subspace_of_z_t():
+    problem = make_problem("levy", 12)
+    opt = _run(MSUCB(12, d=4, seed=1, n_init=8, screen_budget=1, n_optimize=2), problem, 12)
+    (p,) = opt.ask()
+    Z = opt.subspaces(p.meta["t"])
+    np.testing.assert_array_equal(p.x[opt.fixed], Z[p.meta["subspace"]])
+    assert np.all((p.x >= 0) & (p.x <= 1))
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"d": -1}, "d: expected"), ({"N0": 0}, "N0"), ({"alpha": -1}, "alpha"),
     ({"delta": 1.5}, "delta"), ({"b": 0}, "must be > 0"), ({"n_optimize": 0}, "n_optimize"),
-    ({"restarts": 0}, "restarts"),
+    ({"restarts": 0}, "restarts"), ({"screen_budget": 0}, "screen_budget"),
+    ({"screen_budget": 2.5}, "screen_budget"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
