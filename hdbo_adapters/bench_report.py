@@ -104,6 +104,12 @@ def load_results(out: Path) -> list[GroupStats]:
     return [groups[k] for k in sorted(groups)]
 
 
+def _header(csv_path: Path) -> str:
+    """First line of a cell CSV (its column names), without reading the rest."""
+    with open(csv_path) as fh:
+        return fh.readline()
+
+
 def _ask_tell_seconds(row: dict[str, str]) -> float:
     """Optimizer seconds of one evaluation: CPU time where the CSV has it, else wall time."""
     if row.get("ask_cpu_s"):
@@ -191,8 +197,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     if known:
         lines.append(f"\nLoad average (1 min) when cells finished: median {np.median(known):.1f}, "
                      f"max {max(known):.1f} over {len(known)} of {len(loads)} cells.")
-    with_cpu = sum("ask_cpu_s" in p.with_suffix(".csv").read_text().partition("\n")[0]
-                   for p in cell_files)
+    with_cpu = sum("ask_cpu_s" in _header(p.with_suffix(".csv")) for p in cell_files)
     lines += ["", "Value: median final best over seeds [interquartile range]; bold = lowest "
               "median. Time: median optimizer seconds per evaluation (ask + tell, objective "
               f"excluded): CPU seconds of the cell's single thread for {with_cpu} of "

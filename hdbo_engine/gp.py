@@ -310,10 +310,16 @@ class GP:
         p = self.params
         Kq = self._k(np.sqrt(scaled_sqdist(Xq / p.lengthscales, self.X / p.lengthscales)),
                      p.signal_var)
-        mean = Kq @ self.alpha
-        v = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)
-        var = np.maximum(p.signal_var - (v**2).sum(0), 1e-12)
+        mean, var = self._mean_var(Kq)
         return self.y_mean + self.y_std * mean, var * self.y_std**2
+
+    def _mean_var(self, Kq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Standardised posterior mean and variance from kernel rows ``Kq`` (m, n).
+
+        One triangular solve: ``k^T K^-1 k = |L^-1 k|^2``.
+        """
+        v = solve_triangular(self.L, Kq.T, lower=True, check_finite=False)
+        return Kq @ self.alpha, np.maximum(self.params.signal_var - (v**2).sum(0), 1e-12)
 
     def subspace(self, free: np.ndarray, base: np.ndarray) -> SubspacePosterior:
         """Posterior restricted to axis-aligned subspaces (see SubspacePosterior)."""
@@ -367,10 +373,8 @@ class SubspacePosterior:
         block = max(1, _GRID_BLOCK // max(c * n, 1))
         for i in range(0, len(F), block):
             Kq = gp._k(np.sqrt(F[i:i + block, None, :] + G[None, :, :]), p.signal_var)
-            Kq = Kq.reshape(-1, n)
-            v = solve_triangular(gp.L, Kq.T, lower=True, check_finite=False)
-            mean[i:i + block] = (Kq @ gp.alpha).reshape(-1, c)
-            var[i:i + block] = np.maximum(p.signal_var - (v**2).sum(0), 1e-12).reshape(-1, c)
+            m_block, v_block = gp._mean_var(Kq.reshape(-1, n))
+            mean[i:i + block], var[i:i + block] = m_block.reshape(-1, c), v_block.reshape(-1, c)
         return mean, var
 
     def __call__(
@@ -386,10 +390,9 @@ class SubspacePosterior:
         r2 = self.F[which] + scaled_sqdist(Ys, self.Xf)
         r = np.sqrt(r2)
         Kq = gp._k(r, p.signal_var)  # (m, n)
+        if not grad:
+            return *gp._mean_var(Kq), None, None
         mean = Kq @ gp.alpha
-        if not grad:  # one triangular solve: k^T K^-1 k = |L^-1 k|^2
-            v = solve_triangular(gp.L, Kq.T, lower=True, check_finite=False)
-            return mean, np.maximum(p.signal_var - (v**2).sum(0), 1e-12), None, None
         Kinv_k = gp.K_inv @ Kq.T  # (n, m)
         var = np.maximum(p.signal_var - np.einsum("mn,nm->m", Kq, Kinv_k), 1e-12)
         Q = gp._q(r, p.signal_var)  # dk/dy = -Q (y - x_i) / ell^2
