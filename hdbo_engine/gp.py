@@ -415,6 +415,17 @@ class HyperparameterChain:
     the data at each are functions of the told history alone, an optimizer
     rebuilt from history replays the same chain and reaches the same
     hyperparameters as the uninterrupted one.
+
+    Refits start from the previous optimum only. A chain can then stay on a
+    plateau: at D = 100 some MS-UCB histories end with one or two lengthscales
+    near 0.005, where the posterior is the prior almost everywhere and the
+    gradient is about 0. Also starting every refit from the prior mode (the
+    better posterior wins, ``GP.fit(prior_start=True)``) leaves it, but did not
+    help the searches (d100 suite, seeds 0-1, 2026-11-22): MS-UCB better in 6
+    of 10 cells, equal in 2 and worse on both Hartmann6 cells (-1.63 and -2.22
+    against -2.85 and -2.68); GP-UCB worse in 7 of 8, e.g. Levy 595 and 583
+    against 525 and 464. With it, MS-UCB also lost the 10-D Styblinski-Tang
+    unit test to random search (median -189 against -204).
     """
 
     def __init__(self, dim: int, refit_growth: float = 0.1, **gp_kwargs: object) -> None:
