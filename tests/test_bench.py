@@ -46,7 +46,7 @@ def write_suite(tmp_path: Path, extra: str = "") -> Path:
 
 
 def test_committed_suites_parse_and_match_the_issue() -> None:
-    assert {"d100", "scale"} <= set(suite_names())
+    assert {"bbob", "d100", "scale"} <= set(suite_names())
     d100 = load_suite("d100")
     cells = d100.cells()
     assert d100.seeds == 5 and len(cells) == 5 * 5 * len(METHODS)
@@ -54,6 +54,16 @@ def test_committed_suites_parse_and_match_the_issue() -> None:
     assert {c.method for c in cells} == set(METHODS)
     scale = {(c.method, c.dim, c.budget) for c in load_suite("scale").cells()}
     assert scale == {("msucb", 1000, 500), ("cobbo", 1000, 500), ("bkb", 20, 5000)}
+
+
+def test_bbob_suite_covers_every_method_on_the_compat_functions() -> None:
+    pytest.importorskip("cocoex")
+    cells = load_suite("bbob").cells()
+    assert {c.method for c in cells} == set(METHODS)
+    assert {(c.problem, c.dim, c.budget) for c in cells} == {
+        (f"bbob-f{k}", d, 100) for k in (1, 2, 8, 15) for d in (20, 40)}
+    for problem, dim in {(c.problem, c.dim) for c in cells}:
+        assert np.isfinite(make_bench_problem(problem, dim).evaluate_unit(np.full(dim, 0.5)))
 
 
 def test_cells_are_seed_major() -> None:
