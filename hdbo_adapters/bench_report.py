@@ -23,6 +23,7 @@ import csv
 import json
 import os
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -252,10 +253,28 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     return "\n".join(lines)
 
 
+def value_axis(g: GroupStats) -> tuple[Callable[[np.ndarray], np.ndarray], str, str]:
+    """How a group's convergence curves are drawn: transform of the best-so-far values,
+    y label and y scale.
+
+    Regret on a log scale where f_min is known; otherwise the best value itself (log scale
+    if every value is positive, else symlog), since regret from the lowest value reached
+    would send the winner's curve to zero and squash every other one.
+    """
+    if g.f_min is not None:
+        f_min = g.f_min
+        return (lambda y: np.maximum(y - f_min, 1e-12),
+                "best value − f_min (median, IQR)", "log")
+    curves = [c for per_method in g.curves.values() for c in per_method]
+    positive = bool(curves) and min(float(np.min(c)) for c in curves) > 0
+    return (lambda y: y), "best value (median, IQR)", "log" if positive else "symlog"
+
+
 def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
     """Per group: convergence (median and IQR of regret) and time per ask, one PNG each.
 
-    Written to ``plot_dir`` (default ``out/plots``) as ``<group>.png``.
+    Written to ``plot_dir`` (default ``out/plots``) as ``<group>.png``; the value axis is
+    :func:`value_axis`'s.
     """
     import matplotlib
 
@@ -268,13 +287,13 @@ def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
     colors = dict(zip(METHODS, plt.cm.tab20(np.linspace(0, 1, len(METHODS))), strict=True))
     for g in load_results(out):
         fig, (ax_v, ax_t) = plt.subplots(1, 2, figsize=(13, 4.8))
+        transform, ylabel, yscale = value_axis(g)
         for m in g.methods():
             style = "-" if m in OURS else ("--" if m in PEERS else ":")
             if g.curves.get(m):
                 n = min(len(c) for c in g.curves[m])
-                regret = np.array([c[:n] for c in g.curves[m]]) - g.f_ref
-                regret = np.maximum(regret, 1e-12)
-                q1, med, q3 = np.percentile(regret, [25, 50, 75], axis=0)
+                y = transform(np.array([c[:n] for c in g.curves[m]]))
+                q1, med, q3 = np.percentile(y, [25, 50, 75], axis=0)
                 x = np.arange(1, n + 1)
                 ax_v.plot(x, med, style, color=colors[m], label=m, lw=1.8 if m in OURS else 1.2)
                 ax_v.fill_between(x, q1, q3, color=colors[m], alpha=0.15)
@@ -284,7 +303,7 @@ def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
                 window = max(1, n // 50)
                 smooth = np.convolve(med_t, np.ones(window) / window, mode="valid")
                 ax_t.plot(np.arange(window, n + 1), smooth, style, color=colors[m], label=m)
-        ax_v.set(yscale="log", xlabel="evaluation", ylabel="best value − f_min (median, IQR)",
+        ax_v.set(yscale=yscale, xlabel="evaluation", ylabel=ylabel,
                  title=f"{g.problem}, D={g.dim}")
         ax_t.set(yscale="log", xlabel="evaluation", ylabel="CPU seconds per ask + tell (median)",
                  title="optimizer time per evaluation")

@@ -24,6 +24,7 @@ from hdbo_adapters.bench_report import (
     load_results,
     markdown_report,
     targets,
+    value_axis,
 )
 from hdbo_adapters.cli import main
 
@@ -219,6 +220,22 @@ def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
     assert text.index("Run on a busy machine.") < text.index("## Suite `tiny`")
     assert text.count("## Suite `tiny`") == 2 and "Cells finished: 8 of 8" in text
     assert "![ackley-D6-n5](plots/out/ackley-D6-n5.png)" in text
+
+
+def test_value_axis_is_regret_where_f_min_is_known_and_the_value_where_it_is_not() -> None:
+    curve = np.array([[5.0, 3.0, 3.0], [4.0, 2.0, 1.0]])
+    known = GroupStats("ackley", 5, 3, 1.0)
+    known.curves["random"] = list(curve)
+    transform, label, scale = value_axis(known)
+    np.testing.assert_array_equal(transform(curve), [[4.0, 2.0, 2.0], [3.0, 1.0, 1e-12]])
+    assert "f_min" in label and scale == "log"
+    unknown = GroupStats("bbob-f1", 5, 3, None)
+    unknown.curves["random"] = list(curve)
+    transform, label, scale = value_axis(unknown)
+    np.testing.assert_array_equal(transform(curve), curve)  # the winner is not sent to zero
+    assert "f_min" not in label and scale == "log"
+    unknown.curves["cobbo"] = [np.array([2.0, -1.0, -3.0])]
+    assert value_axis(unknown)[2] == "symlog"
 
 
 def test_cli_errors_name_the_argument(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
