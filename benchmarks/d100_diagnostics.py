@@ -5,11 +5,13 @@
     NGOpt/CMA and Optuna's CmaEsSampler start), the best value on the box
     diagonal through the centre, and the best of 500 uniform random points.
 
-``python benchmarks/d100_diagnostics.py cobbo-centre [--seed S]``
+``python benchmarks/d100_diagnostics.py cobbo-centre [--seed S] [--suite d100|bbob]``
     CobBO with the box centre told as its first point, then its usual
-    initial design and 499 more evaluations; best value per problem. A
-    diagnosis only: the engine does not do this by default, because it
-    would exploit the suite's symmetric construction.
+    initial design and the rest of the budget; best value per problem of the
+    committed suite. A diagnosis only: the engine does not do this by
+    default. On d100 it would exploit the suite's symmetric construction;
+    ``--suite bbob``, whose optima are off the centre and its diagonal, shows
+    whether the centre helps in general.
 
 Also prints which optimizer NGOpt selects for D = 100 and 500 evaluations.
 """
@@ -20,6 +22,7 @@ import argparse
 
 import numpy as np
 
+from hdbo_adapters.bench import load_suite, make_bench_problem
 from hdbo_engine.algorithms.cobbo import CobBO
 from hdbo_engine.problems import make_problem
 
@@ -48,17 +51,19 @@ def geometry() -> None:
           f"first point {opt.ask().value[:3]} ...")
 
 
-def cobbo_centre(seed: int) -> None:
-    """CobBO's best value when the box centre is its first evaluation."""
-    for name in PROBLEMS:
-        p = make_problem(name, D)
-        opt = CobBO(D, seed=seed, budget=BUDGET)
-        centre = np.full((1, D), 0.5)
-        opt.tell(centre, p.evaluate_unit(centre))
-        while opt.n_told < BUDGET:
-            x = opt.ask()[0].x[None]
-            opt.tell(x, p.evaluate_unit(x))
-        print(f"{name}: {np.min(opt.y):.4g}", flush=True)
+def cobbo_centre(seed: int, suite: str) -> None:
+    """CobBO's best value per problem of ``suite`` when the box centre is its first evaluation."""
+    for name, dim, budget in sorted({(c.problem, c.dim, c.budget)
+                                     for c in load_suite(suite).cells(seeds=1)}):
+        p = make_bench_problem(name, dim)
+        opt = CobBO(dim, seed=seed, budget=budget)
+        x = np.full(dim, 0.5)
+        while True:
+            opt.tell(x[None], np.array([p.evaluate_unit(x)]))
+            if opt.n_told >= budget:
+                break
+            x = opt.ask()[0].x
+        print(f"{name}, D = {dim}: {np.min(opt.y):.4g}", flush=True)
 
 
 def main() -> None:
@@ -67,11 +72,12 @@ def main() -> None:
     sub.add_parser("geometry")
     c = sub.add_parser("cobbo-centre")
     c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--suite", choices=["d100", "bbob"], default="d100")
     args = parser.parse_args()
     if args.command == "geometry":
         geometry()
     else:
-        cobbo_centre(args.seed)
+        cobbo_centre(args.seed, args.suite)
 
 
 if __name__ == "__main__":
