@@ -271,7 +271,7 @@ def value_axis(g: GroupStats) -> tuple[Callable[[np.ndarray], np.ndarray], str, 
 
 
 def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
-    """Per group: convergence (median and IQR of regret) and time per ask, one PNG each.
+    """Per group: convergence (median and IQR over seeds) and time per ask, one PNG each.
 
     Written to ``plot_dir`` (default ``out/plots``) as ``<group>.png``; the value axis is
     :func:`value_axis`'s.

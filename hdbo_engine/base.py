@@ -50,6 +50,11 @@ class Proposal:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def is_int(value: object) -> bool:
+    """A Python or numpy integer, and not a bool (argument validation)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def impute_failures(y: np.ndarray) -> np.ndarray:
     """Replace each non-finite value by the worst (largest) finite value before it.
 
@@ -98,7 +103,7 @@ class Optimizer(ABC):
         self.dim = self.space.n_columns
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
         self.seed = int(seed)
         if budget is not None and (not isinstance(budget, (int, np.integer)) or budget < 1):
@@ -178,11 +183,11 @@ class Optimizer(ABC):
 
     def _ask_rng(self, n: int, salt: int | None) -> np.random.Generator:
         """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        if not is_int(n) or n < 1:
             raise ValueError(f"n: expected an int >= 1, got {n!r}")
         key: tuple[int, ...] = (self.n_told, len(self._pending))
         if salt is not None:
-            if isinstance(salt, bool) or not isinstance(salt, (int, np.integer)) or salt < 0:
+            if not is_int(salt) or salt < 0:
                 raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
             key = (*key, int(salt))
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
@@ -352,7 +357,7 @@ def minimize(
 
     from .algorithms import get_algorithm
 
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+    if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive int, got {budget!r}")
     cls = get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
     opt = cls(space, seed=seed, budget=budget, **algorithm_kwargs)

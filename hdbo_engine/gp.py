@@ -19,8 +19,9 @@ Choices the papers leave open, made here:
   noise at its upper bound) with few points, and the UCB then only chases
   variance into the corners of the box. The optimiser is L-BFGS-B with the analytic
   gradient, started from the prior
-  mode on the first fit; later fits start from the previous optimum only
-  (``restarts > 1`` adds jittered prior-mode starts); the best optimum wins.
+  mode on the first fit; later fits start from the previous optimum
+  (``prior_start=True`` adds the prior mode, ``restarts > 1`` jittered
+  prior-mode starts); the best optimum wins.
 * **Numerics**: Cholesky with escalating jitter (1e-8 .. 1e-2 of the signal
   variance), so duplicate points and constant outputs never raise. Kernel
   values beyond a scaled distance where they fall under 1e-60 of the signal
@@ -269,7 +270,10 @@ class GP:
 
     def fit(self, X: np.ndarray, y: np.ndarray, restarts: int = 1,
             noise: np.ndarray | None = None, prior_start: bool = False) -> GP:
-        """MAP hyperparameter fit (warm start + prior-mode start), then condition.
+        """MAP hyperparameter fit, then condition.
+
+        Starts from the previous optimum once fitted, else from the prior mode;
+        ``restarts > 1`` adds jittered prior-mode starts. The best optimum wins.
 
         ``noise``: optional per-point extra noise variance, as in :meth:`set_data`.
         ``prior_start``: when already fitted, also start from the prior mode, ahead of

@@ -207,7 +207,7 @@ import numpy as np
 from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
-from ..base import Optimizer, Proposal, impute_failures
+from ..base import Optimizer, Proposal, impute_failures, is_int
 from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -364,10 +364,9 @@ class BKB(Optimizer):
         if not refit_growth >= 0:
             raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
         for arg, value in (("fit_max_points", fit_max_points), ("n_refine", n_refine)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
-        if n_candidates is not None and (isinstance(n_candidates, bool) or not isinstance(
-                n_candidates, (int, np.integer)) or n_candidates < 2):
+        if n_candidates is not None and (not is_int(n_candidates) or n_candidates < 2):
             raise ValueError(f"n_candidates: expected an int >= 2 or None, got {n_candidates!r}")
         self.q_bar = float(q_bar)
         self.lam, self.lam_min, self.xi = lam, float(lam_min), xi

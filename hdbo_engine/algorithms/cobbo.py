@@ -120,7 +120,7 @@ from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
 
 from ..acquisition import expected_improvement, ucb
-from ..base import Optimizer, impute_failures
+from ..base import Optimizer, impute_failures, is_int
 from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -254,21 +254,21 @@ class CobBO(Optimizer):
         if not _is_number(beta) or beta <= 1:
             raise ValueError(f"beta: expected a number > 1, got {beta!r}")
         try:
-            sizes = [int(s) for s in block_sizes if _is_int(s) and s >= 1]
+            sizes = [int(s) for s in block_sizes if is_int(s) and s >= 1]
         except TypeError:
             raise TypeError(f"block_sizes: expected a sequence of ints >= 1, "
                             f"got {block_sizes!r}") from None
         if not sizes or len(sizes) != len(block_sizes):
             raise ValueError(f"block_sizes: expected a non-empty sequence of ints >= 1, "
                              f"got {block_sizes!r}")
-        if escape_patience is not None and (not _is_int(escape_patience)
+        if escape_patience is not None and (not is_int(escape_patience)
                                              or escape_patience < 1):
             raise ValueError(f"escape_patience: expected an int >= 1 or None, "
                              f"got {escape_patience!r}")
         for arg, val in (("escape_candidates", escape_candidates),
                          ("max_gp_points", max_gp_points), ("n_candidates", n_candidates),
                          ("restarts", restarts), ("fit_maxiter", fit_maxiter)):
-            if not _is_int(val) or val < 1:
+            if not is_int(val) or val < 1:
                 raise ValueError(f"{arg}: expected an int >= 1, got {val!r}")
         if acquisition not in ("ei", "ucb"):
             raise ValueError(f"acquisition: expected 'ei' or 'ucb', got {acquisition!r}")
@@ -469,13 +469,9 @@ def _meta_block(meta: dict[str, Any], dim: int) -> np.ndarray | None:
     block = meta.get("block") if isinstance(meta, dict) else None
     if not isinstance(block, list) or not block:
         return None
-    if not all(_is_int(c) and 0 <= c < dim for c in block):
+    if not all(is_int(c) and 0 <= c < dim for c in block):
         return None
     return np.unique(np.asarray(block, dtype=int))
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def _is_number(v: object) -> bool:

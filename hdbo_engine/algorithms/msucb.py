@@ -82,7 +82,7 @@ from typing import Any
 import numpy as np
 
 from ..acquisition import ucb
-from ..base import Optimizer
+from ..base import Optimizer, is_int
 from ..gp import GP, HyperparameterChain
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -140,7 +140,7 @@ class MSUCB(Optimizer):
     ) -> None:
         super().__init__(space, **kwargs)
         D = self.dim
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
+        if not is_int(d) or d < 0:
             raise ValueError(f"d: expected an int >= 0, got {d!r}")
         if not isinstance(N0, (int, np.integer)) or N0 < 1:
             raise ValueError(f"N0: expected an int >= 1, got {N0!r}")
@@ -152,8 +152,7 @@ class MSUCB(Optimizer):
             raise ValueError("a, b and beta_scale must be > 0")
         if n_optimize is not None and n_optimize < 1:
             raise ValueError(f"n_optimize: expected an int >= 1 or None, got {n_optimize!r}")
-        if isinstance(screen_budget, bool) or not isinstance(screen_budget, (int, np.integer)) \
-                or screen_budget < 1:
+        if not is_int(screen_budget) or screen_budget < 1:
             raise ValueError(f"screen_budget: expected an int >= 1, got {screen_budget!r}")
         if restarts < 1:
             raise ValueError(f"restarts: expected an int >= 1, got {restarts!r}")
