@@ -25,6 +25,8 @@ from tqdm.auto import tqdm
 from hdbo_engine.algorithms import available, get_algorithm
 from hdbo_engine.problems import make_problem, problem_names
 
+from .bench import suite_names
+
 
 def run_engine(algo: str, problem: str, dim: int, budget: int, seed: int,
                progress: bool = True, **algo_kwargs: object) -> dict:
@@ -200,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run a benchmark suite against peer optimizers "
                                          "(resumable)")
     bench.add_argument("--suite", default="d100",
-                       help="a committed suite (d100, scale) or a path to a suite .toml")
+                       help=f"a committed suite ({', '.join(suite_names())}) "
+                            "or a path to a suite .toml")
     bench.add_argument("--seeds", type=int, default=None,
                        help="seeds 0 .. N-1 (default: the suite's)")
     bench.add_argument("--jobs", type=int, default=1, help="cells run in parallel")

@@ -25,6 +25,27 @@ Contract (DESIGN.md, "Conventions")
   uninterrupted optimizer would make.
 * **Validation** happens before any state changes, so a bad call never
   corrupts the history.
+
+Initial design
+--------------
+The first ``n_init`` points (counting finite told values and pending
+points) are the initial design. With ``init_centre`` [True for every
+algorithm except random search] the first of them, asked while nothing is
+told or pending, is the centre of the cube (snapped by the space: the
+geometric middle of a log-scaled range, the middle integer, a categorical's
+first choice); the others are uniform draws. The papers draw every initial
+point uniformly and are silent on this choice. We adopt the centre because
+it is the first evaluation of CMA-ES, Nevergrad's NGOpt and COCO's
+``initial_solution``, and because it is measured to help: on the committed
+``bbob`` suite (COCO f1, f2, f8, f15 at D = 20 and 40, optima off the box
+diagonal) the centre alone beats the median best of 100 uniform points on 7
+of 8 problems, and CobBO started there improves its 3-seed median on all 8
+(``python benchmarks/d100_diagnostics.py cobbo-centre --suite bbob``);
+our five engine methods improved 112 of 120 paired bbob cells (3 seeds). It costs
+where the centre is a poor point: Styblinski-Tang's centre is a local
+maximum of every coordinate, and MS-UCB there (10-D, 45 evaluations, 20
+seeds) reached a median of -204 with it against -225 without. History told
+before the first ask (a warm start) replaces the centre.
 """
 
 from __future__ import annotations
@@ -82,12 +103,16 @@ class Optimizer(ABC):
     seed: integer seed; ``None`` draws one (stored in ``self.seed``).
     budget: total number of evaluations planned, or ``None`` when unknown;
         used by algorithms whose schedules depend on it.
-    n_init: size of the uniform random initial design; ``None`` takes the
-        algorithm's ``default_n_init``.
+    n_init: size of the initial design; ``None`` takes the algorithm's
+        ``default_n_init``.
+    init_centre: whether the initial design starts at the centre of the cube
+        (see "Initial design" in the module docstring); ``None`` takes the
+        algorithm's ``default_init_centre``.
     """
 
     name: ClassVar[str] = "base"
     default_n_init: ClassVar[int] = 10
+    default_init_centre: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -96,6 +121,7 @@ class Optimizer(ABC):
         seed: int | None = None,
         budget: int | None = None,
         n_init: int | None = None,
+        init_centre: bool | None = None,
     ) -> None:
         if isinstance(space, bool) or not isinstance(space, (Space, int, np.integer)):
             raise TypeError(f"space: expected a Space or an int D >= 1, got {space!r}")
@@ -113,6 +139,10 @@ class Optimizer(ABC):
         if not isinstance(n_init, (int, np.integer)) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
         self.n_init = int(n_init)
+        init_centre = self.default_init_centre if init_centre is None else init_centre
+        if not isinstance(init_centre, (bool, np.bool_)):
+            raise TypeError(f"init_centre: expected a bool or None, got {init_centre!r}")
+        self.init_centre = bool(init_centre)
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)
         self._metas: list[dict[str, Any]] = []
@@ -175,7 +205,11 @@ class Optimizer(ABC):
         out: list[Proposal] = []
         n_random = self._n_random(n)
         for _ in range(n_random):
-            out.append(self._accept(rng.random(self.dim), {"init": True}, rng))
+            if self.init_centre and self.n_told == 0 and not self._pending:
+                x, meta = np.full(self.dim, 0.5), {"init": True, "centre": True}
+            else:
+                x, meta = rng.random(self.dim), {"init": True}
+            out.append(self._accept(x, meta, rng))
         if n - n_random:
             for x, meta in self._propose(n - n_random, rng):
                 out.append(self._accept(x, meta, rng))

@@ -25,10 +25,36 @@ def test_ask_returns_distinct_pending_points_and_tell_clears_them():
 def test_tell_inherits_meta_of_pending_and_accepts_unasked_points():
     opt = get_algorithm("msucb")(3, seed=0, n_init=2)
     (p,) = opt.ask()
-    assert p.meta == {"init": True}
+    assert p.meta == {"init": True, "centre": True}
     opt.tell(p.x, 1.0)
-    opt.tell(np.full(3, 0.5), 2.0, meta={"source": "user"})
-    assert opt.metas == [{"init": True}, {"source": "user"}]
+    opt.tell(np.full(3, 0.25), 2.0, meta={"source": "user"})
+    assert opt.metas == [{"init": True, "centre": True}, {"source": "user"}]
+
+
+@pytest.mark.parametrize("name", [n for n in available() if n != "random"])
+def test_initial_design_starts_at_the_centre_then_draws_uniformly(name):
+    kwargs = {"arms": np.random.default_rng(0).random((30, 4))} if name == "bkb" else {}
+    if name == "bkb":  # with finite arms the design draws arms, as the paper does
+        first = get_algorithm(name)(4, seed=0, **kwargs).ask()[0]
+        assert "centre" not in first.meta
+    batch = get_algorithm(name)(4, seed=0, n_init=3).ask(3)
+    assert batch[0].meta == {"init": True, "centre": True}
+    np.testing.assert_array_equal(batch[0].x, np.full(4, 0.5))
+    assert all(p.meta == {"init": True} for p in batch[1:])
+    assert all(np.abs(p.x - 0.5).max() > 1e-3 for p in batch[1:])
+
+
+def test_centre_is_snapped_skipped_after_a_warm_start_and_off_for_random_search():
+    space = Space([Real(1e-3, 1e3, log=True), Integer(0, 10), Categorical(["a", "b", "c"])])
+    (p,) = get_algorithm("cobbo")(space, seed=0).ask()
+    assert p.meta["centre"] and space.decode(p.x)[0] == pytest.approx([1.0, 5, "a"])
+    warm = get_algorithm("msucb")(3, seed=0)
+    warm.tell(np.full(3, 0.1), 1.0)
+    assert "centre" not in warm.ask()[0].meta
+    assert "centre" not in RandomSearch(3, seed=0).ask()[0].meta
+    assert RandomSearch(3, seed=0, init_centre=True).ask()[0].meta["centre"]
+    with pytest.raises(TypeError, match="init_centre: expected a bool"):
+        get_algorithm("msucb")(3, init_centre="yes")
 
 
 @pytest.mark.parametrize("x, y, meta, err, match", [

@@ -176,10 +176,11 @@ def test_escape_moves_pivot_to_far_above_median_point():
 def test_preference_concentrates_on_active_coordinates():
     # Sec. 4.1 / Fig. 5: only the first half of the coordinates matter. Eq. (2)
     # is a noisy process (one lucky improvement doubles every coordinate of its
-    # block), so the claim is checked on the average over four seeds.
+    # block: single-seed shares range from 0.36 to 1.0), so the claim is checked
+    # on the mean and median over ten seeds.
     D = 20
     shares = []
-    for seed in range(4):
+    for seed in range(10):
         opt = _run(CobBO(D, seed=seed, n_init=10, budget=200), _sphere_first_half, 110)
         shares.append(opt.preference[: D // 2].sum())
     assert np.mean(shares) > 0.65 and np.median(shares) > 0.65, shares

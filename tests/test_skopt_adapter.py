@@ -58,7 +58,7 @@ def test_asked_points_keep_their_metadata():
     for _ in range(4):
         x = opt.ask()
         opt.tell(x, _sphere(x))
-    assert opt.engine.metas[0] == {"init": True}
+    assert opt.engine.metas[0] == {"init": True, "centre": True}
     assert "t" in opt.engine.metas[-1]  # MS-UCB's iteration index survived the round trip
     assert len(opt.engine.pending) == 0
 

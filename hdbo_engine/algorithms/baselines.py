@@ -12,10 +12,14 @@ from .msucb import MSUCB
 
 
 class RandomSearch(Optimizer):
-    """Uniform random search on the unit cube (every point is an initial-design point)."""
+    """Uniform random search on the unit cube (every point is an initial-design point).
+
+    It never starts at the centre (``init_centre=False``): the baseline stays purely uniform.
+    """
 
     name = "random"
     default_n_init = 1
+    default_init_centre = False
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         return [(rng.random(self.dim), {}) for _ in range(n)]

@@ -184,7 +184,8 @@ Choices the paper leaves open (documented defaults)
   50 iterations) on ``u~`` with its analytic gradient. All t evaluated
   points are distinct here, so a step costs ``O((n_candidates + t) m_t^2)``
   plus the refinement's ``O(n_refine * iterations * m_t^2)``.
-* **n_init** [10] uniform random points (the paper starts from 1:
+* **n_init** [10] initial points in the continuous box: the cube's centre,
+  then uniform draws (``base``, "Initial design"; the paper starts from 1:
   ``n_init=1``).
 * **Pending points / ask(n > 1)**: kriging believer on the sketch: each
   pending or already-chosen point is added to ``V_t`` with its DTC mean as
@@ -290,7 +291,7 @@ class BKB(Optimizer):
     fit_max_points: most evaluations per hyperparameter fit [200].
     n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
     n_refine: L-BFGS-B starts per step in the continuous box [5].
-    n_init: uniform random initial design [10].
+    n_init: initial design [10]: the centre then uniform draws (arms: uniform arms).
     """
 
     name = "bkb"

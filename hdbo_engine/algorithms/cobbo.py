@@ -7,8 +7,9 @@ applied to ``-y``.
 
 Algorithm 2, as implemented
 ---------------------------
-* **Initial design** (lines 1-4): ``n_init`` uniform random points [20, the
-  paper's Sec. 4.1 setting]; the pivot ``V`` is the best of them with value
+* **Initial design** (lines 1-4): ``n_init`` points [20, the paper's Sec.
+  4.1 setting], the cube's centre then uniform draws (the paper's are all
+  uniform; ``base``, "Initial design"); the pivot ``V`` is the best of them with value
   ``M``; the failure counter ``q = 0``; the preference weights are uniform,
   ``w_0,j = 1/D``.
 * **Coordinate block** (line 7, Sec. 3.1, Sec. 4.1): the block size is drawn

@@ -14,8 +14,10 @@ Algorithm 1, as implemented
   map, so realizability is unchanged). ``model_factory(D)`` may return any
   ``torch.nn.Module`` mapping a ``(1, D)`` tensor to one number; all of its
   parameters form ``w``. Computations are in float64 on ``device`` ["cpu"].
-* **Phase I** (steps 1-5): ``n = ceil(sqrt(T))`` uniform points (``n_init``
-  overrides), then the regression oracle, eq. (2): least squares over ``w``,
+* **Phase I** (steps 1-5): ``n = ceil(sqrt(T))`` points (``n_init``
+  overrides): the cube's centre, then uniform draws (the paper's are all
+  uniform; ``base``, "Initial design"), then the regression oracle, eq.
+  (2): least squares over ``w``,
   solved by full-batch L-BFGS with strong-Wolfe line search (``fit_maxiter``
   [500] iterations) from ``fit_restarts`` [4] initialisations (the
   factory's default init under torch generators seeded from ``seed``); the

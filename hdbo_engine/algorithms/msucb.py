@@ -6,7 +6,8 @@ Computational Budget in High Dimensional Bayesian Optimization", AAAI 2020
 
 Algorithm 1, as implemented:
 
-1. ``n_init`` uniform random points (paper: 20), then a GP (Matern-5/2 ARD,
+1. ``n_init`` initial points (paper: 20, uniform; here the cube's centre
+   first, then uniform: ``base``, "Initial design"), then a GP (Matern-5/2 ARD,
    hyperparameters fitted from data, as in the paper's experiments).
 2. Iteration t draws ``N_t = N0 * t**alpha`` values z uniformly from the
    fixed-coordinate cube and adds them to ``Z_t`` (steps 4-5).
@@ -114,7 +115,7 @@ class MSUCB(Optimizer):
     n_candidates: free-coordinate points scoring each refined subspace [32; 512 when d = D].
     screen_budget: (subspace, point) pairs screening all subspaces per ask [4096].
     refit_growth: hyperparameter refit cadence (HyperparameterChain) [0.1].
-    n_init: random initial design [20, as in the paper].
+    n_init: initial design, the centre then uniform draws [20, as in the paper].
     """
 
     name = "msucb"
