@@ -25,14 +25,18 @@ memory reported for a cell is that cell's alone. Output layout under ``OUT``::
 A cell is finished when its JSON exists; re-running the same command skips
 finished cells (resume). Both files are written to a temporary name and
 renamed, so an interrupted cell leaves nothing and is run again. A suite may
-set ``cell_time_limit_s``: a cell whose optimizer *CPU* time exceeds it
+set ``cell_time_limit_s`` (and a group its own, which wins for its cells):
+a cell whose optimizer *CPU* time exceeds it
 stops and is recorded with status ``timeout`` and the evaluations it
 reached. CPU time, not wall time, so a busy machine does not cut cells
 short; every cell runs with one BLAS/torch thread (unless the caller's
 environment sets ``OMP_NUM_THREADS``), so the two agree on an idle core and
 times compare algorithms, not parallelism.
 
-Problems are :mod:`hdbo_engine.problems` names or ``bbob-f<k>`` (COCO's
+Problems are :mod:`hdbo_engine.problems` names (including the random-instance
+families ``shifted_*``, ``rotated_*``, ``scattered_*`` and the real tasks of
+:mod:`hdbo_engine.tasks`, whose instance is the cell's seed and is recorded
+in the cell's JSON under ``problem_info``) or ``bbob-f<k>`` (COCO's
 noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
 ``coco-experiment``; D in {2, 3, 5, 10, 20, 40}). coco-experiment does not
 expose BBOB's optimal value, so for these the report measures regret from
@@ -50,7 +54,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -80,6 +84,7 @@ class Cell:
     budget: int
     method: str
     seed: int
+    time_limit_s: float | None = None  # optimizer CPU seconds; None: no limit
 
     @property
     def group(self) -> str:
@@ -109,7 +114,7 @@ class Suite:
             unknown = sorted(set(methods) - {c.method for c in self.cells_by_seed})
             if unknown:
                 raise ValueError(f"--methods: {unknown} not in suite {self.name!r}")
-        return [Cell(c.problem, c.dim, c.budget, c.method, s)
+        return [Cell(c.problem, c.dim, c.budget, c.method, s, c.time_limit_s)
                 for s in range(n) for c in self.cells_by_seed
                 if methods is None or c.method in methods]
 
@@ -142,6 +147,7 @@ def load_suite(name_or_path: str) -> Suite:
     data = tomllib.loads(text)
     groups = _require(data, "group", list, "the suite")
     cells = []
+    suite_limit = data.get("cell_time_limit_s")
     for i, g in enumerate(groups):
         where = f"group[{i}]"
         budget = _require(g, "budget", int, where)
@@ -155,11 +161,14 @@ def load_suite(name_or_path: str) -> Suite:
                  for dim in _require(g, "dims", list, where)]
         for problem, dim in pairs:
             make_bench_problem(problem, dim)  # fail early on a bad name or dimension
-        cells += [Cell(problem, dim, budget, m, 0) for m in g["methods"] for problem, dim in pairs]
-    limit = data.get("cell_time_limit_s")
+        limit = g.get("cell_time_limit_s", suite_limit)
+        limit = None if limit is None else float(limit)
+        cells += [Cell(problem, dim, budget, m, 0, limit)
+                  for m in g["methods"] for problem, dim in pairs]
     return Suite(name=data.get("name", path.stem), description=data.get("description", ""),
                  seeds=int(data.get("seeds", 5)), cells_by_seed=tuple(cells),
-                 cell_time_limit_s=None if limit is None else float(limit), text=text)
+                 cell_time_limit_s=None if suite_limit is None else float(suite_limit),
+                 text=text)
 
 
 # ---------------------------------------------------------------- problems
@@ -173,10 +182,12 @@ class BenchProblem:
     dim: int
     f_min: float | None
     evaluate_unit: Callable[[np.ndarray], float]
+    info: dict[str, Any] = field(default_factory=dict)
 
 
-def make_bench_problem(name: str, dim: int) -> BenchProblem:
-    """An engine problem by name, or ``bbob-f<k>`` (COCO BBOB function k, instance 1)."""
+def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
+    """An engine problem by name (instance ``seed``), or ``bbob-f<k>`` (COCO BBOB function k,
+    instance 1 for every seed)."""
     if name.startswith("bbob-f"):
         try:
             import cocoex
@@ -196,9 +207,9 @@ def make_bench_problem(name: str, dim: int) -> BenchProblem:
             return float(coco(lower + np.asarray(u) * (upper - lower)))
 
         return BenchProblem(name, dim, None, evaluate)
-    prob: Problem = make_problem(name, dim)
+    prob: Problem = make_problem(name, dim, seed)
     return BenchProblem(name, dim, prob.f_min,
-                        lambda u: float(prob.evaluate_unit(np.asarray(u))[0]))
+                        lambda u: float(prob.evaluate_unit(np.asarray(u))[0]), prob.info)
 
 
 # ---------------------------------------------------------------- methods
@@ -299,7 +310,7 @@ def machine_info() -> dict[str, Any]:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
-def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[str, Any]:
+def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     """Run one cell and write its CSV and JSON (temporary names, then renamed).
 
     A cell finished meanwhile (by another run on the same folder) is not run
@@ -308,7 +319,7 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
     json_path = cell.paths(out)[1]
     if json_path.exists():
         return json.loads(json_path.read_text())
-    problem = make_bench_problem(cell.problem, cell.dim)
+    problem = make_bench_problem(cell.problem, cell.dim, cell.seed)
     start = time.perf_counter()
     ask, tell = make_method(cell.method, cell.dim, cell.budget, cell.seed)
     setup_s = time.perf_counter() - start
@@ -327,7 +338,7 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
                     f"{c1 - c0:.6f},{c3 - c2:.6f}")
         opt_time += (t1 - t0) + (t3 - t2)
         opt_cpu += (c1 - c0) + (c3 - c2)
-        if time_limit_s is not None and opt_cpu > time_limit_s and i + 1 < cell.budget:
+        if cell.time_limit_s is not None and opt_cpu > cell.time_limit_s and i + 1 < cell.budget:
             status = "timeout"
             break
     del ask, tell  # Nevergrad's recast optimizers stop their worker thread when collected
@@ -343,7 +354,8 @@ def run_cell(cell: Cell, out: Path, time_limit_s: float | None = None) -> dict[s
                "optimizer_time_s": opt_time, "optimizer_cpu_s": opt_cpu, "setup_s": setup_s,
                "wall_time_s": time.perf_counter() - start,
                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-               "time_limit_s": time_limit_s, "machine": machine_info(),
+               "problem_info": problem.info,
+               "machine": machine_info(),
                "load_average_1min": os.getloadavg()[0],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
     tmp = json_path.with_suffix(".json.tmp")
@@ -390,7 +402,7 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
               desc=f"{suite.name}: {len(todo)} of {n_all} cells to run") as bar, \
             ProcessPoolExecutor(jobs, mp_context=get_context("spawn"),
                                 max_tasks_per_child=1) as pool:
-        futures = {pool.submit(run_cell, c, out, suite.cell_time_limit_s): c for c in todo}
+        futures = {pool.submit(run_cell, c, out): c for c in todo}
         for future in as_completed(futures):
             cell = futures[future]
             try:

@@ -9,12 +9,34 @@ hyper-ellipsoid ``[-65.536, 65.536]^D``. Every function takes ``X`` of shape
 Hartmann6) are *embedded*: the first 2 or 6 coordinates are effective, the
 other ``D - d_eff`` coordinates are ignored (domain [0, 1]), which is the
 "low effective dimension" setting of the MS-UCB and CobBO papers.
+
+Instances (the ``hd`` suite). A prefix turns a problem into a family with one
+random instance per ``seed`` (drawn from ``seed`` and the problem's name, so
+the same ``(name, dim, seed)`` is the same function in every process):
+
+* ``shifted_<f>`` (full-dimensional ``f``): the minimiser is moved to a point
+  ``o`` drawn uniformly from the central 80% of the box in every coordinate,
+  ``f_o(x) = f(x - o + x*)``. Off the centre and off the box diagonal, which
+  the unshifted ``[-5, 10]^D`` problems are not (their minimum lies on it).
+* ``rotated_<f>``: as ``shifted_`` and also rotated about ``o`` by a uniformly
+  random orthogonal ``Q`` (scipy's ``special_ortho_group``),
+  ``f_o(x) = f(x* + Q (x - o))``: a separable function becomes non-separable,
+  as in BBOB's rotated functions (f15 is rotated Rastrigin).
+* ``scattered_<g>`` (embedded ``g``): the ``d_eff`` effective coordinates sit
+  at random positions of the ``D``-dimensional box instead of the first ones.
+
+``Problem.info`` records the instance (the optimum ``o``, the rotation's
+seed, the effective coordinates), and ``hdbo bench`` writes it into each
+cell's JSON. The real tasks (MuJoCo, LunarLander, rover) are in
+:mod:`hdbo_engine.tasks` and are built through :func:`make_problem` too.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,15 +45,20 @@ Array = np.ndarray
 
 @dataclass(frozen=True)
 class Problem:
-    """A benchmark: ``f`` on the box ``[lower, upper]`` with minimum ``f_min`` at ``x_min``."""
+    """A benchmark: ``f`` on the box ``[lower, upper]`` with minimum ``f_min`` at ``x_min``.
+
+    ``f_min`` and ``x_min`` are ``None`` where the minimum is unknown (the real
+    tasks); ``info`` describes a random instance (JSON-serialisable).
+    """
 
     name: str
     dim: int
     lower: Array
     upper: Array
     f: Callable[[Array], Array]
-    f_min: float
-    x_min: Array
+    f_min: float | None
+    x_min: Array | None
+    info: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, X: Array) -> Array:
         """Evaluate at points of the domain, (n, D) or (D,)."""
@@ -123,27 +150,73 @@ _EMBEDDED = {
 }
 
 
+_PREFIXES = ("shifted_", "rotated_", "scattered_")
+
+
 def problem_names() -> list[str]:
     """All problem names accepted by :func:`make_problem`."""
-    return sorted([*_FULL, *_EMBEDDED])
+    from .tasks import TASKS
+
+    return sorted([*_FULL, *_EMBEDDED, *(f"{p}{n}" for p in _PREFIXES[:2] for n in _FULL),
+                   *(f"scattered_{n}" for n in _EMBEDDED), *TASKS])
 
 
-def make_problem(name: str, dim: int) -> Problem:
-    """Build a benchmark problem by name at dimension ``dim``."""
+def _instance_rng(name: str, seed: int) -> np.random.Generator:
+    """The generator of instance ``seed`` of problem ``name`` (stable across processes)."""
+    return np.random.default_rng([seed, zlib.crc32(name.encode())])
+
+
+def make_problem(name: str, dim: int, seed: int = 0) -> Problem:
+    """Build a benchmark problem by name at dimension ``dim`` (instance ``seed``, where the
+    name has a random-instance prefix or is a task; see the module docstring)."""
+    from .tasks import TASKS, make_task
+
     key = name.lower().replace("-", "_")
-    if key in _FULL:
-        f, lo, hi, fmin, xmin = _FULL[key]
+    if key in TASKS:
+        return make_task(key, dim, seed)
+    prefix = next((p for p in _PREFIXES if key.startswith(p)), "")
+    base = key.removeprefix(prefix)
+    if base in _FULL and prefix != "scattered_":
+        f, lo, hi, fmin, xmin = _FULL[base]
         if dim < 2:
             raise ValueError(f"dim: {name} needs dim >= 2, got {dim}")
-        fmin = fmin * dim if key in _PER_COORDINATE_MIN else fmin
-        return Problem(key, dim, np.full(dim, lo), np.full(dim, hi), f, fmin, np.full(dim, xmin))
-    if key in _EMBEDDED:
-        f, lo, hi, fmin, xmin = _EMBEDDED[key]
+        fmin = fmin * dim if base in _PER_COORDINATE_MIN else fmin
+        lower, upper, x_star = np.full(dim, lo), np.full(dim, hi), np.full(dim, xmin)
+        if not prefix:
+            return Problem(key, dim, lower, upper, f, fmin, x_star)
+        rng = _instance_rng(key, seed)
+        o = lo + (0.1 + 0.8 * rng.random(dim)) * (hi - lo)
+        info: dict[str, Any] = {"instance_seed": seed, "optimum": o.tolist()}
+        if prefix == "shifted_":
+            g = _shifted(f, o - x_star)
+        else:
+            from scipy.stats import special_ortho_group
+
+            rotation_seed = int(rng.integers(2**31))
+            g = _rotated(f, o, x_star, special_ortho_group.rvs(dim, random_state=rotation_seed))
+            info["rotation_seed"] = rotation_seed
+        return Problem(key, dim, lower, upper, g, fmin, o, info)
+    if base in _EMBEDDED and prefix in ("", "scattered_"):
+        f, lo, hi, fmin, xmin = _EMBEDDED[base]
         k = len(lo)
         if dim < k:
             raise ValueError(f"dim: {name} is embedded and needs dim >= {k}, got {dim}")
-        lower = np.concatenate([lo, np.zeros(dim - k)])
-        upper = np.concatenate([hi, np.ones(dim - k)])
-        x_min = np.concatenate([xmin, np.full(dim - k, 0.5)])
-        return Problem(key, dim, lower, upper, f, fmin, x_min)
+        coords = (np.sort(_instance_rng(key, seed).choice(dim, k, replace=False)) if prefix
+                  else np.arange(k))
+        lower, upper, x_min = np.zeros(dim), np.ones(dim), np.full(dim, 0.5)
+        lower[coords], upper[coords], x_min[coords] = lo, hi, xmin
+        info = {"instance_seed": seed, "coordinates": coords.tolist()} if prefix else {}
+        g = f if not prefix else (lambda X: f(X[:, coords]))
+        return Problem(key, dim, lower, upper, g, fmin, x_min, info)
     raise ValueError(f"problem: unknown name {name!r}; expected one of {problem_names()}")
+
+
+def _shifted(f: Callable[[Array], Array], shift: Array) -> Callable[[Array], Array]:
+    """``x -> f(x - shift)``."""
+    return lambda X: f(X - shift)
+
+
+def _rotated(f: Callable[[Array], Array], o: Array, x_star: Array,
+             Q: Array) -> Callable[[Array], Array]:
+    """``x -> f(x* + Q (x - o))``: minimum ``f(x*)`` at ``o``."""
+    return lambda X: f(x_star + (X - o) @ Q.T)

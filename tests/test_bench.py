@@ -67,6 +67,22 @@ def test_bbob_suite_covers_every_method_on_the_compat_functions() -> None:
         assert np.isfinite(make_bench_problem(problem, dim).evaluate_unit(np.full(dim, 0.5)))
 
 
+def test_hd_suite_covers_off_centre_problems_and_real_tasks() -> None:
+    hd = load_suite("hd")
+    cells = hd.cells()
+    groups = {(c.problem, c.dim, c.budget) for c in cells}
+    assert {("shifted_ackley", 100, 500), ("rotated_rastrigin", 100, 500),
+            ("scattered_hartmann6", 300, 500), ("swimmer", 16, 500), ("hopper", 33, 500),
+            ("half_cheetah", 102, 500), ("lunar_lander", 12, 500), ("rover", 60, 500)} <= groups
+    assert {g for g in groups if g[2] == 2000} == {
+        ("shifted_ackley", 100, 2000), ("rover", 60, 2000), ("hopper", 33, 2000)}
+    assert {c.method for c in cells if c.budget == 500} == set(METHODS) - {"skopt-gp"}
+    assert {c.method for c in cells if c.budget == 2000} == {
+        "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random"}
+    assert {c.time_limit_s for c in cells if c.budget == 2000} == {1800.0}
+    assert {c.time_limit_s for c in cells if c.budget == 500} == {600.0}
+
+
 def test_cells_are_seed_major() -> None:
     seeds = [c.seed for c in load_suite("d100").cells()]
     assert seeds == sorted(seeds)
@@ -140,6 +156,21 @@ def test_run_suite_resumes_and_refuses_another_suite(tmp_path: Path) -> None:
     other = load_suite(str(write_suite(tmp_path / "other", extra="cell_time_limit_s = 5")))
     with pytest.raises(ValueError, match="different suite"):
         run_suite(other, out, progress=False)
+
+
+def test_cell_records_the_problem_instance_of_its_seed(tmp_path: Path) -> None:
+    summaries = [run_cell(Cell("shifted_levy", 5, 3, "random", s), tmp_path) for s in (0, 1)]
+    optima = [s["problem_info"]["optimum"] for s in summaries]
+    assert len(optima[0]) == 5 and optima[0] != optima[1]
+    recorded = json.loads(Cell("shifted_levy", 5, 3, "random", 1).paths(tmp_path)[1].read_text())
+    assert recorded["problem_info"]["optimum"] == optima[1]
+
+
+def test_a_group_time_limit_overrides_the_suites(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, extra="cell_time_limit_s = 600")
+    path.write_text(path.read_text() + "cell_time_limit_s = 1e-9\n")
+    summaries = run_suite(load_suite(str(path)), tmp_path / "out", seeds=1, progress=False)
+    assert {s["status"] for s in summaries} == {"timeout"}
 
 
 def test_time_limit_stops_a_cell_and_the_report_calls_it_dnf(tmp_path: Path) -> None:

@@ -2,12 +2,15 @@ import numpy as np
 import pytest
 
 from hdbo_engine.problems import make_problem, problem_names
+from hdbo_engine.tasks import TASKS
+
+SYNTHETIC = [n for n in problem_names() if n not in TASKS]
 
 
-@pytest.mark.parametrize("name", problem_names())
+@pytest.mark.parametrize("name", SYNTHETIC)
 @pytest.mark.parametrize("dim", [6, 50])
 def test_known_minimum_is_attained_and_is_a_lower_bound(name, dim):
-    p = make_problem(name, dim)
+    p = make_problem(name, dim, seed=3)
     assert p(p.x_min)[0] == pytest.approx(p.f_min, abs=1e-6)
     assert np.all((p.x_min >= p.lower) & (p.x_min <= p.upper))
     U = np.random.default_rng(0).random((500, dim))
@@ -29,3 +32,57 @@ def test_bad_problem_arguments():
         make_problem("hartmann6", 3)
     with pytest.raises(ValueError, match="columns"):
         make_problem("ackley", 4)(np.zeros((1, 3)))
+
+
+@pytest.mark.parametrize("name", ["shifted_ackley", "rotated_rastrigin", "scattered_hartmann6"])
+def test_instances_are_fixed_by_the_seed_and_differ_between_seeds(name):
+    a, b, c = (make_problem(name, 40, seed=s) for s in (1, 1, 2))
+    U = np.random.default_rng(0).random((20, 40))
+    assert np.array_equal(a.evaluate_unit(U), b.evaluate_unit(U)) and a.info == b.info
+    assert not np.allclose(a.evaluate_unit(U), c.evaluate_unit(U))
+    assert a.info["instance_seed"] == 1
+
+
+def test_shifted_optimum_is_off_centre_and_off_the_diagonal():
+    p = make_problem("shifted_levy", 100, seed=0)
+    u = (p.x_min - p.lower) / (p.upper - p.lower)
+    assert np.all((u >= 0.1) & (u <= 0.9)) and np.ptp(u) > 0.5
+    assert p.info["optimum"] == p.x_min.tolist()
+
+
+def test_scattered_embedding_uses_only_the_recorded_coordinates():
+    p = make_problem("scattered_hartmann6", 300, seed=4)
+    coords = p.info["coordinates"]
+    assert len(coords) == 6 and coords != list(range(6))
+    X = np.tile(p.x_min, (2, 1))
+    X[1, np.setdiff1d(np.arange(300), coords)] = 0.9
+    assert p(X)[0] == p(X)[1] == pytest.approx(p.f_min)
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_task_evaluation_is_deterministic_for_a_seed(name):
+    dim = TASKS[name]
+    p = make_problem(name, dim, seed=0)
+    assert p.f_min is None and p.x_min is None and p.info["instance_seed"] == 0
+    U = np.random.default_rng(1).random((2, dim))
+    first = p.evaluate_unit(U)
+    assert first.shape == (2,) and np.all(np.isfinite(first)) and first[0] != first[1]
+    assert np.array_equal(make_problem(name, dim, seed=0).evaluate_unit(U), first)
+    with pytest.raises(ValueError, match=f"dim: {name} has {dim} parameters"):
+        make_problem(name, dim + 1)
+
+
+def test_lunar_lander_default_heuristic_lands():
+    p = make_problem("lunar_lander", 12, seed=0)
+    gymnasium_constants = [0.5, 1.0, 0.4, 0.55, 0.5, 1.0, 0.5, 0.5, 0.0, 0.5, 0.05, 0.05]
+    assert p(np.array(gymnasium_constants))[0] < -150  # mean return above 150: it lands
+
+
+def test_rover_cost_of_a_straight_path_through_obstacles():
+    p = make_problem("rover", 60)
+    straight = np.linspace([0.05, 0.05], [0.95, 0.95], 30).ravel()
+    detour = np.concatenate([np.linspace([0.05, 0.05], [0.05, 0.95], 15),
+                             np.linspace([0.1, 0.95], [0.95, 0.95], 15)]).ravel()
+    # reward 5 minus 0.05 per unit length minus 20 per unit inside an obstacle
+    assert p(detour)[0] == pytest.approx(-5 + 0.05 * 1.8, abs=0.01)
+    assert p(straight)[0] > p(detour)[0] + 5
