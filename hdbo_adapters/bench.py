@@ -5,8 +5,9 @@ lists groups of cells; a cell is one (problem, dimension, budget, method,
 seed). Every method optimises the same problem on the unit cube with the same
 budget and seeds, through its own library's ask/tell interface:
 
-* ours, through the engine: ``msucb``, ``cobbo``, ``goucb``, ``bkb``, and the
-  engine baselines ``gpucb`` and ``random``;
+* ours, through the engine: ``msucb``, ``cobbo``, ``goucb``, ``bkb`` (default
+  preset), ``msucb-paper``, ... (``preset="paper"``, each paper's exact
+  configuration), and the engine baselines ``gpucb`` and ``random``;
 * peers: ``optuna-tpe`` (TPESampler, multivariate), ``optuna-gp`` (GPSampler),
   ``optuna-cmaes`` (CmaEsSampler), ``skopt-gp`` (``skopt.Optimizer`` with its
   GP), ``ng-ngopt`` and ``ng-cma`` (Nevergrad NGOpt and CMA).
@@ -70,9 +71,10 @@ from hdbo_engine.problems import Problem, make_problem
 
 SUITE_DIR = Path(__file__).with_name("suites")
 OURS = ("msucb", "cobbo", "goucb", "bkb")
+PAPER = tuple(f"{m}-paper" for m in OURS)  # the same algorithms with preset="paper"
 BASELINES = ("gpucb", "random")
 PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma")
-METHODS = (*OURS, *BASELINES, *PEERS)
+METHODS = (*OURS, *PAPER, *BASELINES, *PEERS)
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,9 @@ AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray,
 def _engine(name: str, dim: int, budget: int, seed: int) -> AskTell:
     from hdbo_engine.algorithms import get_algorithm
 
-    opt = get_algorithm(name)(dim, seed=seed, budget=budget)
+    base, paper = name.removesuffix("-paper"), name.endswith("-paper")
+    opt = get_algorithm(base)(dim, seed=seed, budget=budget,
+                              **({"preset": "paper"} if paper else {}))
 
     def ask() -> tuple[np.ndarray, Any]:
         (proposal,) = opt.ask()
@@ -279,7 +283,7 @@ def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> AskTell:
 
 def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
     """The (ask, tell) pair of ``method`` for a ``dim``-dimensional unit-cube problem."""
-    if method in OURS or method in BASELINES:
+    if method in OURS or method in PAPER or method in BASELINES:
         return _engine(method, dim, budget, seed)
     if method.startswith("optuna-"):
         return _optuna(method, dim, budget, seed)

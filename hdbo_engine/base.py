@@ -46,6 +46,22 @@ where the centre is a poor point: Styblinski-Tang's centre is a local
 maximum of every coordinate, and MS-UCB there (10-D, 45 evaluations, 20
 seeds) reached a median of -204 with it against -225 without. History told
 before the first ask (a warm start) replaces the centre.
+
+Presets
+-------
+Every engine algorithm takes ``preset``: ``"paper"`` is exactly its paper's
+configuration (listed in the algorithm's docstring: the paper's initial
+design, no trust region, the paper's constants); ``"practical"`` [the
+default] is what measured best on the ``hd`` suite. Options left unset take
+the preset's value; an option given explicitly always wins, so
+``MSUCB(D, preset="paper", N0=4)`` is the paper's configuration with four
+subspaces per step. ``n_init`` and ``init_centre`` follow the preset too.
+
+Trust region
+------------
+An algorithm may keep a :class:`hdbo_engine.trust_region.TrustRegion` in
+``self.trust_region``; :meth:`Optimizer.tell` feeds it every told value in
+order (before ``_on_tell``), so its state is a function of the history.
 """
 
 from __future__ import annotations
@@ -59,8 +75,20 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .space import Space
+from .trust_region import TrustRegion
 
-__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures"]
+__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures",
+           "FROM_PRESET"]
+
+
+class _FromPreset:
+    """Sentinel default of the options that a preset sets."""
+
+    def __repr__(self) -> str:
+        return "FROM_PRESET"
+
+
+FROM_PRESET: Any = _FromPreset()
 
 
 @dataclass(frozen=True)
@@ -108,11 +136,15 @@ class Optimizer(ABC):
     init_centre: whether the initial design starts at the centre of the cube
         (see "Initial design" in the module docstring); ``None`` takes the
         algorithm's ``default_init_centre``.
+    preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
+        "Presets"); ``n_init`` and ``init_centre`` left at ``None`` take the
+        preset's values where it sets them.
     """
 
     name: ClassVar[str] = "base"
     default_n_init: ClassVar[int] = 10
     default_init_centre: ClassVar[bool] = True
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}, "paper": {}}
 
     def __init__(
         self,
@@ -122,7 +154,11 @@ class Optimizer(ABC):
         budget: int | None = None,
         n_init: int | None = None,
         init_centre: bool | None = None,
+        preset: str = "practical",
     ) -> None:
+        if not isinstance(preset, str) or preset not in self.presets:
+            raise ValueError(f"preset: expected one of {sorted(self.presets)}, got {preset!r}")
+        self.preset = preset
         if isinstance(space, bool) or not isinstance(space, (Space, int, np.integer)):
             raise TypeError(f"space: expected a Space or an int D >= 1, got {space!r}")
         self.space = space if isinstance(space, Space) else Space(int(space))
@@ -135,11 +171,13 @@ class Optimizer(ABC):
         if budget is not None and (not isinstance(budget, (int, np.integer)) or budget < 1):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         self.budget = None if budget is None else int(budget)
-        n_init = self.default_n_init if n_init is None else n_init
+        chosen = self.presets[preset]
+        n_init = chosen.get("n_init", self.default_n_init) if n_init is None else n_init
         if not isinstance(n_init, (int, np.integer)) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
         self.n_init = int(n_init)
-        init_centre = self.default_init_centre if init_centre is None else init_centre
+        if init_centre is None:
+            init_centre = chosen.get("init_centre", self.default_init_centre)
         if not isinstance(init_centre, (bool, np.bool_)):
             raise TypeError(f"init_centre: expected a bool or None, got {init_centre!r}")
         self.init_centre = bool(init_centre)
@@ -147,6 +185,12 @@ class Optimizer(ABC):
         self._y = np.empty(0)
         self._metas: list[dict[str, Any]] = []
         self._pending: list[Proposal] = []
+        self.trust_region: TrustRegion | None = None
+
+    def _from_preset(self, **given: Any) -> dict[str, Any]:
+        """The given options, each left at ``FROM_PRESET`` replaced by the preset's value."""
+        values = self.presets[self.preset]
+        return {k: values[k] if v is FROM_PRESET else v for k, v in given.items()}
 
     # ---------------------------------------------------------------- history
     @property
@@ -322,6 +366,8 @@ class Optimizer(ABC):
         self._X = np.vstack([self._X, X])
         self._y = np.concatenate([self._y, Y])
         self._metas.extend(resolved)
+        if self.trust_region is not None:
+            self.trust_region.observe(Y, resolved)
         self._on_tell(X, Y, resolved)
 
     @classmethod
