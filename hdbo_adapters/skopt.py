@@ -255,7 +255,8 @@ class HDBOOptimizer:
             raise ImportError(f"algorithm {algorithm!r} is not available in this "
                               f"installation ({err})") from err
         if n_initial_points is None:
-            n_initial_points = engine_cls.default_n_init
+            n_initial_points = engine_cls.preset_n_init(algorithm_kwargs.get("preset",
+                                                                             "practical"))
         if (isinstance(n_initial_points, bool)
                 or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):
             raise ValueError(f"Expected `n_initial_points` >= 0, got {n_initial_points!r}")
@@ -529,7 +530,8 @@ def _minimize(
         raise ValueError(f"n_calls: expected an int >= 0, got {n_calls!r}")
     n_unevaluated = len(x0) if not y0 else 0
     if n_initial_points is None:
-        default = get_algorithm(algorithm).default_n_init
+        default = get_algorithm(algorithm).preset_n_init(algorithm_kwargs.get("preset",
+                                                                              "practical"))
         n_initial_points = max(0, min(default, n_calls - n_unevaluated))
     if (isinstance(n_initial_points, bool)
             or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):

@@ -187,6 +187,11 @@ class Optimizer(ABC):
         self._pending: list[Proposal] = []
         self.trust_region: TrustRegion | None = None
 
+    @classmethod
+    def preset_n_init(cls, preset: str = "practical") -> int:
+        """The initial design size that ``preset`` gives when ``n_init`` is left at None."""
+        return int(cls.presets.get(preset, {}).get("n_init", cls.default_n_init))
+
     def _from_preset(self, **given: Any) -> dict[str, Any]:
         """The given options, each left at ``FROM_PRESET`` replaced by the preset's value."""
         values = self.presets[self.preset]

@@ -145,6 +145,8 @@ def test_rebuild_from_history_continues_identically():
     assert (rebuilt.pivot, rebuilt.M, rebuilt.q, rebuilt.round, rebuilt.N, rebuilt.P) == (
         opt.pivot, opt.M, opt.q, opt.round, opt.N, opt.P)
     assert rebuilt.penalised == opt.penalised
+    assert opt.trust_region.length < opt.trust_region.length_init  # it shrank, rebuilt alike
+    assert rebuilt.trust_region == opt.trust_region
     a, b = opt.ask(2), rebuilt.ask(2)
     for pa, pb in zip(a, b, strict=True):
         np.testing.assert_array_equal(pa.x, pb.x)
@@ -234,6 +236,8 @@ def test_gp_per_point_noise_is_optional_and_validated():
     ({"virtual_noise": -0.1}, "virtual_noise"),
     ({"local_radius": 0.0}, "local_radius"),
     ({"max_gp_points": 0}, "max_gp_points"),
+    ({"tr_length_init": 0.0}, "tr_length_init"),
+    ({"tr_failure_tol": 0}, "tr_failure_tol"),
     ({"restarts": 0}, "restarts"),
     ({"budget": 0}, "budget"),
 ])
@@ -247,3 +251,28 @@ def test_bad_argument_types():
         CobBO(10, block_sizes=4)
     with pytest.raises(TypeError, match="space"):
         CobBO("ten")
+
+
+def test_paper_preset_is_algorithm_2_as_written():
+    paper = CobBO(30, preset="paper")
+    assert paper.trust_region is None and paper.local_radius is None
+    assert paper.max_gp_points is None and paper.n_init == 20 and not paper.init_centre
+    assert (paper.alpha, paper.beta, paper.acquisition) == (2.0, 1.1, "ei")
+    practical = CobBO(30)
+    assert practical.trust_region.length == 0.8 and practical.trust_region.failure_tol == 16
+    assert practical.max_gp_points == 100 and practical.init_centre
+    assert CobBO(30, preset="paper", trust_region=True).trust_region is not None  # given wins
+
+
+def test_proposals_stay_inside_the_trust_region():
+    D = 12
+    f = make_problem("levy", D).evaluate_unit
+    opt = CobBO(D, seed=3, n_init=6, tr_length_init=0.2, tr_failure_tol=2)
+    for _ in range(30):
+        V = opt.X[opt.pivot].copy() if opt.pivot is not None else None
+        half = opt.trust_region.length / 2
+        (p,) = opt.ask()
+        if "block" in p.meta and not p.meta.get("duplicate_replaced"):
+            assert np.all(np.abs(p.x - V) <= half + 1e-12)
+        opt.tell(p.x, float(f(p.x)[0]))
+    assert opt.trust_region.length < 0.2
