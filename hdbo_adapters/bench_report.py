@@ -153,13 +153,22 @@ def targets(groups: list[GroupStats]) -> dict[str, object]:
         wins += win
         per_group[g.name] = {"best_ours": best_ours, "beats_all_peers": win,
                              "not_beaten": [p for p in peers if p not in beaten]}
+    floor = {}  # issue 18: each of ours against random search and Optuna TPE
+    for m in OURS:
+        judged = [g for g in groups if g.best.get(m) and g.best.get("random")
+                  and g.best.get("optuna-tpe")]
+        if judged:
+            floor[m] = (sum(g.median_best(m) < min(g.median_best("random"),
+                                                   g.median_best("optuna-tpe"))
+                            for g in judged), len(judged))
     time_ratio = {}
     for m in ("msucb", "cobbo"):
         ratios = [g.time_ratio(m, "optuna-gp") for g in groups
                   if g.times.get(m) and g.times.get("optuna-gp")]
         if ratios:
             time_ratio[m] = ratios
-    return {"wins": wins, "groups": per_group, "time_ratio_vs_optuna_gp": time_ratio}
+    return {"wins": wins, "groups": per_group, "time_ratio_vs_optuna_gp": time_ratio,
+            "beats_random_and_tpe": floor}
 
 
 def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | None = None) -> str:
@@ -244,6 +253,9 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     for group, info in tg["groups"].items():
         verdict = "yes" if info["beats_all_peers"] else f"no (not beaten: {info['not_beaten']})"
         lines.append(f"- {group}: best of ours {info['best_ours']}; beats every peer: {verdict}")
+    for m, (won, judged) in tg["beats_random_and_tpe"].items():
+        lines.append(f"- {m} has a lower median than both random search and Optuna TPE on "
+                     f"{won} of {judged} groups")
     for m, ratios in tg["time_ratio_vs_optuna_gp"].items():
         lines.append(f"- {m} median time per ask / Optuna GPSampler's, per group: "
                      + ", ".join(f"{r:.3f}" for r in ratios)

@@ -211,6 +211,10 @@ def test_targets_count_a_win_only_when_every_peer_is_beaten() -> None:
     assert targets([loss])["groups"]["ackley-D100-n500"]["not_beaten"] == list(PEERS)
     assert targets([dnf])["groups"]["ackley-D100-n500"]["not_beaten"] == ["skopt-gp"]
     assert targets([win])["time_ratio_vs_optuna_gp"]["cobbo"] == [1.0]
+    # TPE's median is 2.5 here: cobbo (1.0) beats it and random, msucb (5.0) neither
+    for stats in (win, dnf):
+        stats.best["random"] = [3.0]
+    assert targets([win, dnf])["beats_random_and_tpe"] == {"cobbo": (2, 2), "msucb": (0, 1)}
 
 
 def test_report_reads_cpu_seconds_and_falls_back_to_wall_seconds() -> None:
