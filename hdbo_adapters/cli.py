@@ -1,121 +1,141 @@
-"""The ``hdbo`` command: ``run`` one optimisation, ``demo`` a short comparison.
+"""The ``hdbo`` command: run, demo, bench, report and plot.
 
-``hdbo run --algo msucb --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
+``hdbo run --algo cobbo --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
 writes ``DIR/trajectory.csv`` (one row per evaluation: value, best so far,
 ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
+``hdbo demo`` compares CobBO with Optuna's TPE and random search in one figure.
 
 ``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
 libraries (:mod:`hdbo_adapters.bench`), resumably; ``hdbo report DIR`` writes
 its tables as Markdown and ``hdbo plot DIR`` its convergence and time plots.
+
+A mistake in the command line (a bad value, a problem that needs a larger
+``--dim``, a folder that cannot be created) is reported as one line on stderr
+naming the option, with exit code 2, before anything runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
+import importlib.util
+import re
 import shlex
 import sys
-import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from hdbo_engine.algorithms import available, get_algorithm
+from hdbo_engine.algorithms import available
 from hdbo_engine.problems import make_problem, problem_names
 
 from .bench import suite_names
+from .runs import plot_comparison, run_method, write_run
+
+DEMO_PROBLEM, DEMO_DIM = "hartmann6", 50
+DEMO_METHODS = ("cobbo", "optuna-tpe", "random")
 
 
-def run_engine(algo: str, problem: str, dim: int, budget: int, seed: int,
-               progress: bool = True, **algo_kwargs: object) -> dict:
-    """Run one engine ask/tell loop on a benchmark problem; return the trajectory."""
-    prob = make_problem(problem, dim)
-    opt = get_algorithm(algo)(dim, seed=seed, budget=budget, **algo_kwargs)
-    values, ask_times = [], []
-    start = time.perf_counter()
-    with tqdm(total=budget, desc=f"{algo} {problem}-{dim}D", disable=not progress) as bar:
-        for _ in range(budget):
-            t0 = time.perf_counter()
-            (proposal,) = opt.ask()
-            ask_times.append(time.perf_counter() - t0)
-            value = float(prob.evaluate_unit(proposal.x)[0])
-            opt.tell(proposal.x, value)
-            values.append(value)
-            bar.update(1)
-            bar.set_postfix(best=f"{min(values):.5g}")
-    return {
-        "algo": algo, "problem": problem, "dim": dim, "budget": budget, "seed": seed,
-        "values": values, "ask_times": ask_times, "f_min": prob.f_min,
-        "best": float(np.min(values)), "total_time": time.perf_counter() - start,
-    }
+class UsageError(Exception):
+    """A mistake in the command line: one line on stderr, exit code 2."""
 
 
-def write_run(result: dict, out: Path) -> None:
-    """Trajectory CSV, summary JSON and (if matplotlib is installed) a convergence PNG."""
-    out.mkdir(parents=True, exist_ok=True)
-    best = np.minimum.accumulate(result["values"])
-    with open(out / "trajectory.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["evaluation", "value", "best_so_far", "ask_time_s"])
-        for i, (v, b, t) in enumerate(zip(result["values"], best, result["ask_times"],
-                                          strict=True)):
-            writer.writerow([i + 1, repr(v), repr(float(b)), f"{t:.6f}"])
-    summary = {k: v for k, v in result.items() if k not in ("values", "ask_times")}
-    summary["median_ask_time_s"] = float(np.median(result["ask_times"]))
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+def _as_option(message: str) -> str:
+    """``'dim: needs ...'`` (the engine's form) -> ``'--dim: needs ...'``."""
+    match = re.match(r"([a-z][a-z_]*): ", message)
+    if match is None:
+        return message
+    return f"--{match[1].replace('_', '-')}: {message[match.end():]}"
+
+
+def _make_dir(path: Path, option: str) -> Path:
+    """Create the folder ``path`` (with its parents) or raise a UsageError naming ``option``."""
     try:
-        import matplotlib
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{option}: cannot create the folder {str(path)!r} "
+                         f"({err.strerror or err})") from err
+    return path
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not installed (pip install 'hdbo[plot]'): no convergence plot")
-        return
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(np.arange(1, len(best) + 1), best - result["f_min"], label=result["algo"])
-    ax.set_yscale("log")
-    ax.set_xlabel("evaluation")
-    ax.set_ylabel("best value - f_min")
-    ax.set_title(f"{result['problem']} D={result['dim']} seed={result['seed']}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "convergence.png", dpi=110)
-    plt.close(fig)
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Report a ValueError raised inside (the engine's and adapters' form for a bad argument)
+    as a UsageError naming the option."""
+    try:
+        yield
+    except ValueError as err:
+        raise UsageError(_as_option(str(err))) from err
+
+
+def _check_storage(url: str) -> None:
+    """Open the Optuna storage ``url`` once; a UsageError naming --storage if it fails."""
+    from .optuna_run import make_storage
+
+    try:
+        make_storage(url)
+    except ValueError as err:
+        raise UsageError(_as_option(str(err))) from err
+    except Exception as err:  # SQLAlchemy's and the journal's errors for what they cannot open
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise UsageError(f"--storage: cannot open {url!r} ({reason})") from err
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    with _user_errors():
+        make_problem(args.problem, args.dim)  # e.g. hartmann6 needs --dim >= 6
+    out = _make_dir(Path(args.out), "--out")
     if args.frontend == "optuna":
         from .optuna_run import run_optuna
 
-        return run_optuna(args)
-    result = run_engine(args.algo, args.problem, args.dim, args.budget, args.seed,
-                        progress=not args.quiet)
-    write_run(result, Path(args.out))
+        if args.storage is not None:
+            _check_storage(args.storage)
+        with _user_errors():  # run_optuna raises ValueError for bad arguments only
+            return run_optuna(args)
+    with tqdm(total=args.budget, desc=f"{args.algo} {args.problem}-{args.dim}D",
+              disable=args.quiet) as bar:
+        result = run_method(args.algo, args.problem, args.dim, args.budget, args.seed, bar)
+    write_run(result, out)
     print(f"{args.algo} on {args.problem}-{args.dim}D: best {result['best']:.6g} "
-          f"(f_min {result['f_min']:.6g}) in {result['total_time']:.1f}s -> {args.out}")
+          f"(f_min {result['f_min']:.6g}) in {result['total_time']:.1f} s -> {out}")
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    problem, dim, budget = "ackley", 50, args.budget
+    out = _make_dir(Path(args.out), "--out")
+    methods = [m for m in DEMO_METHODS
+               if not m.startswith("optuna-") or importlib.util.find_spec("optuna")]
+    if len(methods) < len(DEMO_METHODS):
+        print("optuna not installed (pip install 'hdbo[optuna]'): no TPE in this demo")
     seeds = list(range(args.seeds))
-    print(f"hdbo demo: MS-UCB vs random search vs full-space GP-UCB on {problem}-{dim}D, "
-          f"{budget} evaluations, seeds {seeds} (minimisation, f_min = 0)")
-    rows = []
-    for algo in ("random", "gpucb", "msucb"):
-        runs = [run_engine(algo, problem, dim, budget, seed, progress=not args.quiet)
-                for seed in seeds]
-        for seed, result in zip(seeds, runs, strict=True):
-            write_run(result, Path(args.out) / algo / f"seed{seed}")
-        rows.append((algo, float(np.median([r["best"] for r in runs])),
-                     float(np.median([t for r in runs for t in r["ask_times"]])),
-                     sum(r["total_time"] for r in runs)))
-    print(f"\n{'method':<8} {'median best':>12} {'median ask [s]':>15} {'total [s]':>10}")
-    for algo, best, ask, total in rows:
-        print(f"{algo:<8} {best:>12.4f} {ask:>15.4f} {total:>10.1f}")
-    print(f"\ntrajectories and plots in {args.out}/")
+    f_min = make_problem(DEMO_PROBLEM, DEMO_DIM).f_min
+    print(f"hdbo demo: CobBO vs Optuna TPE (multivariate) vs random search on Hartmann6 "
+          f"embedded in {DEMO_DIM}-D (6 effective coordinates, minimum {f_min:.4f} away from "
+          f"the box centre), {args.budget} evaluations, seeds {seeds[0]}-{seeds[-1]}")
+    print(f"\n{'method':<11} {'median best [IQR]':>28} {'CPU ms/eval':>12} {'CPU s':>6}")
+    print("(CPU: this process's CPU time for the method's runs, optimizer and objective)")
+    values: dict[str, list[np.ndarray]] = {}
+    with tqdm(total=len(methods) * len(seeds) * args.budget, unit="eval", leave=False,
+              disable=args.quiet) as bar:
+        for method in methods:
+            runs = []
+            for seed in seeds:
+                bar.set_description(f"{method} seed {seed}")
+                runs.append(run_method(method, DEMO_PROBLEM, DEMO_DIM, args.budget, seed, bar))
+                write_run(runs[-1], out / method / f"seed{seed}", plot=False)
+            values[method] = [np.asarray(r["values"]) for r in runs]
+            q1, med, q3 = np.percentile([r["best"] for r in runs], [25, 50, 75])
+            cpu = sum(r["cpu_time"] for r in runs)
+            bar.write(f"{method:<11} {med:>10.4f} [{q1:.4f}, {q3:.4f}] "
+                      f"{1e3 * cpu / (len(runs) * args.budget):>12.1f} {cpu:>6.1f}")
+    figure = plot_comparison(values, f_min, f"{DEMO_PROBLEM} in {DEMO_DIM}-D, best so far",
+                             out / "demo.png")
+    if figure is not None:
+        print(f"\nfigure: {figure}")
+    print(f"per-run trajectory.csv and summary.json: {out}/<method>/seed<k>/")
     return 0
 
 
@@ -123,42 +143,44 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench import load_suite, run_suite
     from .bench_report import markdown_report
 
-    try:
+    with _user_errors():  # cells run in worker processes: only argument errors surface here
         suite = load_suite(args.suite)
-        out = Path(args.out or f"hdbo_runs/bench-{suite.name}")
         methods = None if args.methods is None else args.methods.split(",")
+        suite.cells(args.seeds, methods)  # an unknown --methods name fails here, before --out
+        out = _make_dir(Path(args.out or f"hdbo_runs/bench-{suite.name}"), "--out")
         run_suite(suite, out, seeds=args.seeds, jobs=args.jobs, progress=not args.quiet,
-                  command=shlex.join(["hdbo", *args.argv]), methods=methods)
-    except ValueError as err:
-        print(f"hdbo bench: {err}", file=sys.stderr)
-        return 2
+                  command=shlex.join(["hdbo", *args.argv]),
+                  methods=methods)
     (out / "report.md").write_text("# Benchmarks\n\n" + markdown_report(out))
     print(f"results in {out}/ (report.md; `hdbo plot {out}` for plots)")
     return 0
 
 
-def _bench_dirs(command: str, dirs: list[str]) -> list[Path] | None:
+def _bench_dirs(dirs: list[str]) -> list[Path]:
+    """The folders as paths; a UsageError unless each is an ``hdbo bench`` output."""
     paths = [Path(d) for d in dirs]
     for path in paths:
         if not (path / "cells").is_dir():
-            print(f"hdbo {command}: {path} has no cells/ folder (not an `hdbo bench` output)",
-                  file=sys.stderr)
-            return None
+            raise UsageError(f"DIR: {str(path)!r} has no cells/ folder (expected an "
+                             "`hdbo bench` output folder)")
     return paths
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from .bench_report import markdown_report
 
-    dirs = _bench_dirs("report", args.dirs)
-    if dirs is None:
-        return 2
+    dirs = _bench_dirs(args.dirs)
     target = Path(args.output) if args.output else dirs[0] / "report.md"
+    _make_dir(target.parent, "--output")
+    try:
+        preface = Path(args.preface).read_text().rstrip() + "\n\n" if args.preface else ""
+    except OSError as err:
+        raise UsageError(f"--preface: cannot read {args.preface!r} "
+                         f"({err.strerror or err})") from err
     plots = [None] * len(dirs) if args.plots_dir is None else [
         Path(args.plots_dir) / d.name for d in dirs]
     sections = [markdown_report(d, p, relative_to=target.parent)
                 for d, p in zip(dirs, plots, strict=True)]
-    preface = Path(args.preface).read_text().rstrip() + "\n\n" if args.preface else ""
     target.write_text("# Benchmarks\n\nGenerated by `hdbo report` from `hdbo bench` runs; do "
                       "not edit by hand.\n\n" + preface + "\n".join(sections))
     print(f"wrote {target}")
@@ -168,77 +190,137 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_plot(args: argparse.Namespace) -> int:
     from .bench_report import plot_results
 
-    dirs = _bench_dirs("plot", [args.dir])
-    if dirs is None:
-        return 2
-    for path in plot_results(dirs[0], None if args.out_dir is None else Path(args.out_dir)):
-        print(path)
+    (path,) = _bench_dirs([args.dir])
+    plot_dir = _make_dir(Path(args.out_dir) if args.out_dir else path / "plots", "--out-dir")
+    for figure in plot_results(path, plot_dir):
+        print(figure)
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``hdbo run: argument --dim: expected ...``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Appends ``(default: ...)`` to every option's help that has a default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+                and "%(default)" not in text):
+            text += " (default: %(default)s)"
+        return text
+
+
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low``, else an error naming what is expected."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hdbo", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run one algorithm on a benchmark problem")
-    run.add_argument("--algo", default="msucb", choices=available())
-    run.add_argument("--problem", default="ackley", choices=problem_names())
-    run.add_argument("--dim", type=int, default=100)
-    run.add_argument("--budget", type=int, default=200)
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--out", default="hdbo_runs/run")
+    """The ``hdbo`` argument parser with its five subcommands."""
+    positive, non_negative = _int_at_least(1), _int_at_least(0)
+    parser = _Parser(prog="hdbo", description=__doc__, formatter_class=_HelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=text, formatter_class=_HelpFormatter)
+
+    run = command("run", "run one algorithm on a benchmark problem; writes trajectory.csv, "
+                         "summary.json and convergence.png to --out")
+    run.add_argument("--algo", default="cobbo", choices=available(),
+                     help="engine algorithm (gpucb and random are the papers' baselines)")
+    run.add_argument("--problem", default="ackley", choices=problem_names(),
+                     help="benchmark function (hdbo_engine.problems); branin and camelback "
+                          "need --dim >= 2, hartmann6 --dim >= 6")
+    run.add_argument("--dim", type=positive, default=100, help="number of parameters D")
+    run.add_argument("--budget", type=positive, default=200, help="number of evaluations")
+    run.add_argument("--seed", type=non_negative, default=0,
+                     help="random seed (same seed, same run)")
+    run.add_argument("--out", default="hdbo_runs/run", help="output folder (created if needed)")
     run.add_argument("--frontend", default="engine", choices=["engine", "optuna"],
-                     help="engine ask/tell loop, or an Optuna study (see --storage)")
-    run.add_argument("--storage", default=None, help="Optuna storage URL (frontend optuna)")
-    run.add_argument("--study-name", default=None, help="Optuna study name (frontend optuna)")
-    run.add_argument("--workers", type=int, default=1, help="worker processes (frontend optuna)")
+                     help="engine: the engine's ask/tell loop in this process; optuna: an "
+                          "Optuna study with --workers processes sharing --storage")
+    run.add_argument("--storage", default=None,
+                     help="Optuna storage: an RDB URL (sqlite:///hdbo.db, postgresql://...) or "
+                          "a journal file path (.log, .jsonl, .journal); frontend optuna only "
+                          "(default: sqlite file OUT/optuna.db)")
+    run.add_argument("--study-name", default=None,
+                     help="Optuna study name, resumed if it exists; frontend optuna only "
+                          "(default: ALGO-PROBLEM-dDIM-sSEED)")
+    run.add_argument("--workers", type=positive, default=1,
+                     help="worker processes sharing the study (frontend optuna only)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
-    demo = sub.add_parser("demo", help="MS-UCB vs random vs GP-UCB on Ackley-50D (~2 min)")
-    demo.add_argument("--budget", type=int, default=150)
-    demo.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1 (median reported)")
-    demo.add_argument("--out", default="hdbo_runs/demo")
-    demo.add_argument("--quiet", action="store_true")
+
+    demo = command("demo", f"CobBO vs Optuna TPE vs random search on Hartmann6 embedded in "
+                           f"{DEMO_DIM}-D: a table and one figure (demo.png)")
+    demo.add_argument("--budget", type=positive, default=120,
+                      help="evaluations per run")
+    demo.add_argument("--seeds", type=positive, default=5,
+                      help="runs per method, seeds 0 .. N-1 (median and IQR reported)")
+    demo.add_argument("--out", default="hdbo_runs/demo",
+                      help="output folder: demo.png and METHOD/seedK/{trajectory.csv,"
+                           "summary.json}")
+    demo.add_argument("--quiet", action="store_true", help="no progress bar")
     demo.set_defaults(func=_cmd_demo)
-    bench = sub.add_parser("bench", help="run a benchmark suite against peer optimizers "
-                                         "(resumable)")
+
+    bench = command("bench", "run a benchmark suite against peer optimizers (resumable: "
+                             "re-run the same command to continue)")
     bench.add_argument("--suite", default="d100",
                        help=f"a committed suite ({', '.join(suite_names())}) "
                             "or a path to a suite .toml")
-    bench.add_argument("--seeds", type=int, default=None,
+    bench.add_argument("--seeds", type=positive, default=None,
                        help="seeds 0 .. N-1 (default: the suite's)")
-    bench.add_argument("--jobs", type=int, default=1, help="cells run in parallel")
+    bench.add_argument("--jobs", type=positive, default=1, help="cells run in parallel")
     bench.add_argument("--methods", default=None,
                        help="comma-separated subset of the suite's methods (default: all)")
-    bench.add_argument("--out", default=None, help="output folder (default hdbo_runs/bench-SUITE)")
-    bench.add_argument("--quiet", action="store_true")
+    bench.add_argument("--out", default=None,
+                       help="output folder (default: hdbo_runs/bench-SUITE)")
+    bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=_cmd_bench)
-    report = sub.add_parser("report", help="Markdown tables from an `hdbo bench` folder")
+
+    report = command("report", "Markdown tables from `hdbo bench` output folders")
     report.add_argument("dirs", nargs="+", metavar="DIR", help="`hdbo bench` output folders")
     report.add_argument("--output", default=None,
                         help="file to write (default: report.md in the first DIR)")
     report.add_argument("--preface", default=None,
                         help="a Markdown file to put before the tables (status, caveats)")
     report.add_argument("--plots-dir", default=None,
-                        help="link PLOTS_DIR/<DIR name>/<group>.png (default DIR/plots)")
+                        help="link the figures PLOTS_DIR/<DIR name>/<group>.png "
+                             "(default: DIR/plots)")
     report.set_defaults(func=_cmd_report)
-    plot = sub.add_parser("plot", help="convergence and time-per-ask PNGs of an `hdbo bench` "
-                                       "folder")
-    plot.add_argument("dir")
-    plot.add_argument("--out-dir", default=None, help="folder for the PNGs (default DIR/plots)")
+
+    plot = command("plot", "convergence and time-per-ask PNGs of an `hdbo bench` folder")
+    plot.add_argument("dir", metavar="DIR", help="an `hdbo bench` output folder")
+    plot.add_argument("--out-dir", default=None, help="folder for the PNGs (default: DIR/plots)")
     plot.set_defaults(func=_cmd_plot)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``hdbo`` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    for name in ("dim", "budget", "seeds", "jobs"):
-        value = getattr(args, name, 1)
-        if value is not None and value < 1:
-            print(f"hdbo: --{name} must be >= 1", file=sys.stderr)
-            return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UsageError as err:
+        print(f"hdbo {args.command}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

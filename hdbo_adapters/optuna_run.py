@@ -19,15 +19,16 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   uses the same engine seed (so any of them rebuilds the same optimizer from
   the storage) and its own independent-sampler seed. Trials left RUNNING by a
   killed run stay RUNNING; the sampler treats them as pending points.
-* **Output**: ``OUT/trajectory.csv`` (COMPLETE trials in number order: value,
-  best so far, sampler time) and ``OUT/summary.json``.
+* **Progress**: unless ``args.quiet``, a progress bar counts the run's
+  completed trials (resumed ones included) and shows the best value so far.
+* **Output**: the files of the engine frontend (:func:`hdbo_adapters.runs.write_run`):
+  ``OUT/trajectory.csv`` (COMPLETE trials in number order: value, best so far,
+  sampler time), ``OUT/summary.json`` and ``OUT/convergence.png``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import multiprocessing as mp
 import sys
 import time
@@ -35,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
+
+from .runs import write_run
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 
@@ -61,8 +65,11 @@ def make_storage(url: str) -> Any:
 
 
 def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget: int,
-            seed: int, worker: int, claimed: Any, remaining: int) -> None:
-    """One worker process: ask, evaluate, tell until the run's trials are handed out."""
+            seed: int, worker: int, claimed: Any, remaining: int, done: Any, best: Any) -> None:
+    """One worker process: ask, evaluate, tell until the run's trials are handed out.
+
+    ``done`` (shared int) counts the trials told, ``best`` (shared float) their lowest value.
+    """
     import optuna
     from optuna.samplers import RandomSampler
 
@@ -85,7 +92,11 @@ def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget
         trial = study.ask()
         x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(dim)])
         trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
-        study.tell(trial, float(prob.evaluate_unit(x)[0]))
+        value = float(prob.evaluate_unit(x)[0])
+        study.tell(trial, value)
+        with done.get_lock():
+            done.value += 1
+            best.value = min(best.value, value)
 
 
 def run_optuna(args: argparse.Namespace) -> int:
@@ -119,20 +130,32 @@ def run_optuna(args: argparse.Namespace) -> int:
     for key, value in config.items():
         study.set_user_attr(key, value)
 
-    def n_complete() -> int:
-        return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
+    def complete() -> list[optuna.trial.FrozenTrial]:
+        return study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
 
-    remaining = args.budget - n_complete()
+    resumed = [float(t.value) for t in complete()]
+    remaining = args.budget - len(resumed)
     start = time.perf_counter()
     if remaining > 0:
         ctx = mp.get_context("spawn")
-        claimed = ctx.Value("i", 0)
+        claimed, done = ctx.Value("i", 0), ctx.Value("i", 0)
+        best_value = ctx.Value("d", min(resumed, default=float("inf")))
         procs = [ctx.Process(target=_worker, args=(url, study_name, args.algo, args.problem,
                                                    args.dim, args.budget, args.seed, w, claimed,
-                                                   remaining))
+                                                   remaining, done, best_value))
                  for w in range(min(args.workers, remaining))]
         for p in procs:
             p.start()
+        with tqdm(total=args.budget, initial=len(resumed), disable=args.quiet,
+                  desc=f"{args.algo} {args.problem}-{args.dim}D via optuna") as bar:
+            while True:
+                finished = not any(p.is_alive() for p in procs)  # then the count is final
+                bar.update(len(resumed) + done.value - bar.n)
+                if done.value or resumed:
+                    bar.set_postfix(best=f"{best_value.value:.5g}")
+                if finished:
+                    break
+                time.sleep(0.2)
         for p in procs:
             p.join()
         failed = [p.exitcode for p in procs if p.exitcode != 0]
@@ -141,25 +164,18 @@ def run_optuna(args: argparse.Namespace) -> int:
                   f"codes {failed}); completed trials are kept in {url}, re-run to resume",
                   file=sys.stderr)
             return 1
-    trials = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    trials = complete()
     values = [float(t.value) for t in trials]
-    times = [float(t.user_attrs.get("sampler_time_s", float("nan"))) for t in trials]
-    best = np.minimum.accumulate(values) if values else np.empty(0)
-    with open(out / "trajectory.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["evaluation", "value", "best_so_far", "ask_time_s"])
-        for i, (v, b, t) in enumerate(zip(values, best, times, strict=True)):
-            writer.writerow([i + 1, repr(v), repr(float(b)), f"{t:.6f}"])
-    summary = {
+    result = {
         "algo": args.algo, "problem": args.problem, "dim": args.dim, "budget": args.budget,
-        "seed": args.seed, "frontend": "optuna", "storage": url, "study_name": study_name,
+        "seed": args.seed, "values": values,
+        "ask_times": [float(t.user_attrs.get("sampler_time_s", float("nan"))) for t in trials],
+        "frontend": "optuna", "storage": url, "study_name": study_name,
         "workers": args.workers, "n_complete": len(values), "f_min": prob.f_min,
-        "best": float(best[-1]) if len(best) else None,
-        "median_ask_time_s": float(np.nanmedian(times)) if times else None,
-        "total_time": time.perf_counter() - start,
+        "best": min(values, default=None), "total_time": time.perf_counter() - start,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_run(result, out)
     print(f"{args.algo} on {args.problem}-{args.dim}D via optuna ({args.workers} workers, "
-          f"study {study_name!r}): {len(values)} complete trials, best {summary['best']} "
+          f"study {study_name!r}): {len(values)} complete trials, best {result['best']} "
           f"(f_min {prob.f_min:.6g}) -> {out}")
     return 0

@@ -1,9 +1,18 @@
+import argparse
 import csv
 import json
 
 import pytest
 
-from hdbo_adapters.cli import main
+from hdbo_adapters.cli import build_parser, main
+
+
+def _exit_code(argv: list[str]) -> int:
+    """main's return value, or the code argparse exits with."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return stop.code
 
 
 def test_run_writes_trajectory_summary_and_plot(tmp_path, capsys):
@@ -20,17 +29,93 @@ def test_run_writes_trajectory_summary_and_plot(tmp_path, capsys):
     assert "msucb on branin-8D" in capsys.readouterr().out
 
 
-def test_demo_prints_a_summary_table(tmp_path, capsys):
-    assert main(["demo", "--budget", "22", "--seeds", "2", "--out", str(tmp_path),
+def test_run_through_optuna_writes_the_same_files_with_a_progress_bar(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "--frontend", "optuna", "--algo", "random", "--problem", "branin",
+                 "--dim", "3", "--budget", "5", "--out", str(out)]) == 0
+    assert len((out / "trajectory.csv").read_text().splitlines()) == 6
+    assert json.loads((out / "summary.json").read_text())["n_complete"] == 5
+    assert (out / "convergence.png").stat().st_size > 0
+    assert "5/5" in capsys.readouterr().err  # the bar's last state
+
+
+def test_demo_writes_one_figure_and_the_per_run_files(tmp_path, capsys):
+    assert main(["demo", "--budget", "12", "--seeds", "2", "--out", str(tmp_path),
                  "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "median best" in text
-    for algo in ("random", "gpucb", "msucb"):
-        assert algo in text and (tmp_path / algo / "seed1" / "trajectory.csv").exists()
+    assert [p.name for p in tmp_path.rglob("*.png")] == ["demo.png"]
+    for method in ("cobbo", "optuna-tpe", "random"):
+        assert method in text
+        rows = list(csv.DictReader(open(tmp_path / method / "seed1" / "trajectory.csv")))
+        assert len(rows) == 12
+        assert json.loads((tmp_path / method / "seed1" / "summary.json").read_text())["seed"] == 1
 
 
-def test_bad_cli_arguments(capsys):
-    with pytest.raises(SystemExit):
-        main(["run", "--algo", "nope"])
-    assert main(["run", "--budget", "0"]) == 2
-    assert "--budget must be >= 1" in capsys.readouterr().err
+def _not_a_folder(tmp_path) -> str:
+    (tmp_path / "file").write_text("")
+    return str(tmp_path / "file" / "sub")  # its parent is a file: cannot be created
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["run", "--problem", "branin", "--dim", "1"], "--dim"),
+    (["run", "--problem", "hartmann6", "--dim", "3"], "--dim"),
+    (["run", "--frontend", "optuna", "--problem", "hartmann6", "--dim", "3"], "--dim"),
+    (["run", "--dim", "0"], "--dim"),
+    (["run", "--dim", "ten"], "--dim"),
+    (["run", "--budget", "-5"], "--budget"),
+    (["run", "--seed", "-1"], "--seed"),
+    (["run", "--algo", "nope"], "--algo"),
+    (["run", "--problem", "nope"], "--problem"),
+    (["run", "--frontend", "nope"], "--frontend"),
+    (["run", "--workers", "0"], "--workers"),
+    (["run", "--out", "NOT_A_FOLDER"], "--out"),
+    (["run", "--frontend", "optuna", "--storage", "nosuch.db", "--out", "TMP"], "--storage"),
+    (["run", "--frontend", "optuna", "--storage", "sqlite:///NOT_A_FOLDER/x.db", "--out", "TMP"],
+     "--storage"),
+    (["demo", "--budget", "0"], "--budget"),
+    (["demo", "--seeds", "0"], "--seeds"),
+    (["demo", "--out", "NOT_A_FOLDER"], "--out"),
+    (["bench", "--suite", "nope"], "--suite"),
+    (["bench", "--suite", "TMP/missing.toml"], "--suite"),
+    (["bench", "--jobs", "0"], "--jobs"),
+    (["bench", "--seeds", "0"], "--seeds"),
+    (["bench", "--methods", "nope", "--out", "TMP/b"], "--methods"),
+    (["bench", "--out", "NOT_A_FOLDER"], "--out"),
+    (["report", "TMP"], "DIR"),
+    (["report", "BENCH", "--preface", "TMP/missing.md"], "--preface"),
+    (["report", "BENCH", "--output", "NOT_A_FOLDER/report.md"], "--output"),
+    (["report"], "DIR"),
+    (["plot", "TMP"], "DIR"),
+    (["plot", "BENCH", "--out-dir", "NOT_A_FOLDER"], "--out-dir"),
+    (["nope"], "COMMAND"),
+])
+def test_each_user_error_is_one_line_naming_the_option(argv, option, tmp_path, capsys):
+    (tmp_path / "bench" / "cells").mkdir(parents=True)
+    paths = {"NOT_A_FOLDER": _not_a_folder(tmp_path), "TMP": str(tmp_path),
+             "BENCH": str(tmp_path / "bench")}
+    for key, value in paths.items():
+        argv = [a.replace(key, value) for a in argv]
+    assert _exit_code(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hdbo") and option in lines[0], captured.err
+    assert not (tmp_path / "b").exists()  # nothing was created for a refused bench run
+
+
+def test_help_gives_every_option_a_sentence_and_its_default():
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(commands.choices) == {"run", "demo", "bench", "report", "plot"}
+    for name, sub in commands.choices.items():
+        text = " ".join(sub.format_help().split())
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"hdbo {name} {action.dest} has no help"
+            if action.option_strings and action.default not in (None, False):
+                assert f"(default: {action.default})" in text, f"hdbo {name} {action.dest}"
+    run_help = " ".join(commands.choices["run"].format_help().split())
+    for default in ("(default: 100)", "(default: 200)", "(default: hdbo_runs/run)"):
+        assert default in run_help

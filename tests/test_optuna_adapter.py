@@ -371,7 +371,7 @@ def test_run_optuna_refuses_a_mismatched_study(tmp_path):
 
     args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=3, seed=0,
                               out=str(tmp_path), storage=str(tmp_path / "j.log"),
-                              study_name="s", workers=1)
+                              study_name="s", workers=1, quiet=True)
     assert run_optuna(args) == 0
     assert (tmp_path / "summary.json").exists()
     with pytest.raises(ValueError, match="study_name"):
