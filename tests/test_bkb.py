@@ -311,7 +311,7 @@ def test_all_failed_gives_random_proposals():
 @pytest.mark.parametrize("arms", [False, True])
 def test_rebuild_from_history_gives_same_next_proposal(arms):
     rng = np.random.default_rng(11)
-    kwargs = dict(seed=3, n_init=4, n_candidates=128)
+    kwargs = dict(seed=3, n_init=4, n_candidates=128, failure_tol=2)
     if arms:  # fixed kernel here; the fitted chain is checked by the box case
         kwargs.update(arms=rng.random((50, 3)), kernel=FIXED)
     opt = BKB(3, **kwargs)
@@ -322,14 +322,19 @@ def test_rebuild_from_history_gives_same_next_proposal(arms):
     nxt = opt.ask(2)
     rebuilt = BKB.from_history(3, opt.X, opt.y, opt.metas, **kwargs)
     assert np.array_equal(rebuilt._dict_idx, opt._dict_idx)
+    if arms:  # no trust region with arms
+        assert opt.trust_region is None and rebuilt.trust_region is None
+    else:  # the region has moved and is rebuilt exactly
+        assert opt.trust_region.length != opt.trust_region.length_init
+        assert vars(rebuilt.trust_region) == vars(opt.trust_region)
     again = rebuilt.ask(2)
     for a, b in zip(nxt, again, strict=True):
         assert np.array_equal(a.x, b.x)
         assert a.meta == b.meta
     # telling the history in chunks gives the same state
     chunked = BKB(3, **kwargs)
-    chunked.tell(opt.X[:7], opt.y[:7])
-    chunked.tell(opt.X[7:], opt.y[7:])
+    chunked.tell(opt.X[:7], opt.y[:7], opt.metas[:7])  # metas mark the initial design
+    chunked.tell(opt.X[7:], opt.y[7:], opt.metas[7:])
     assert np.array_equal(chunked._dict_idx, opt._dict_idx)
     assert np.array_equal(chunked.ask(2)[0].x, nxt[0].x)
 
@@ -429,6 +434,9 @@ def test_box_caps_the_sum_in_beta_and_inf_gives_the_paper(sum_cap):
         ({"arms": np.full((4, 3), 1.5)}, ValueError, "arms"),
         ({"arms": np.empty((0, 3))}, ValueError, "arms"),
         ({"arms": object()}, TypeError, "arms"),
+        ({"failure_tol": 0}, ValueError, "failure_tol"),
+        ({"trust_region": "yes"}, TypeError, "trust_region"),
+        ({"preset": "fast"}, ValueError, "preset"),
     ],
 )
 def test_bad_arguments(kwargs, err, match):
@@ -445,3 +453,31 @@ def test_bad_calls_do_not_corrupt_state():
     with pytest.raises(ValueError, match="X"):
         opt.predict(np.full((1, 3), 2.0))
     assert opt.n_told == 0 and opt.dictionary_size == 0
+
+
+def test_paper_preset_is_the_papers_configuration():
+    opt = BKB(3, preset="paper", budget=200)
+    assert opt.q_bar == pytest.approx(theoretical_q_bar(200, 0.1, 0.5))
+    assert (opt.resample, opt.beta_scale, opt.sum_cap) == ("pull", 1.0, math.inf)
+    assert (opt.n_init, opt.init_centre, opt.trust_region) == (1, False, None)
+    assert BKB(3, preset="paper", beta_scale=0.5).beta_scale == 0.5  # an explicit value wins
+    practical = BKB(3)
+    assert practical.trust_region is not None and practical.trust_region.failure_tol == 10
+    assert (practical.q_bar, practical.resample, practical.sum_cap) == (4.0, "location", 50.0)
+    assert BKB(3, arms=np.random.default_rng(0).random((20, 3))).trust_region is None
+
+
+def test_trust_region_confines_box_proposals_around_the_incumbent():
+    D = 6
+    opt = BKB(D, seed=4, n_init=4, n_candidates=128, failure_tol=2)
+    for k in range(12):
+        (p,) = opt.ask()
+        assert not p.meta.get("duplicate_replaced")
+        opt.tell(p.x, float(_quadratic(p.x)[0] + np.sin(9 * k)))  # rugged: the region shrinks
+    assert opt.trust_region.length < opt.trust_region.length_init
+    lo, hi = opt.trust_region.bounds(opt.best[0])
+    batch = opt.ask(3)
+    assert not batch[0].meta.get("duplicate_replaced")
+    for p in batch:
+        if not p.meta.get("duplicate_replaced"):  # base._accept may step off a duplicate
+            assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)

@@ -35,7 +35,7 @@ def test_subspace_set_grows_by_n0_t_alpha_and_is_reproducible(N0, alpha):
 
 def test_proposals_lie_on_subspaces_of_z_t():
     problem = make_problem("styblinski_tang", 10)
-    opt = _run(MSUCB(10, d=3, seed=0, n_init=5), problem, 12)
+    opt = _run(MSUCB(10, d=3, seed=0, n_init=5, trust_region=False), problem, 12)
     for x, meta in zip(opt.X[5:], opt.metas[5:], strict=True):
         Z = opt.subspaces(meta["t"])
         np.testing.assert_array_equal(x[:7], Z[meta["subspace"]])  # first D - d fixed to z
@@ -44,7 +44,7 @@ def test_proposals_lie_on_subspaces_of_z_t():
 
 def test_d_zero_picks_a_point_of_z_t_and_d_equal_D_is_full_space():
     problem = make_problem("styblinski_tang", 6)
-    opt = _run(MSUCB(6, d=0, seed=0, n_init=4), problem, 8)
+    opt = _run(MSUCB(6, d=0, seed=0, n_init=4, trust_region=False), problem, 8)
     for x, meta in zip(opt.X[4:], opt.metas[4:], strict=True):
         np.testing.assert_array_equal(x, opt.subspaces(meta["t"])[meta["subspace"]])
     full = GPUCB(6, seed=0, n_init=4)
@@ -54,13 +54,42 @@ def test_d_zero_picks_a_point_of_z_t_and_d_equal_D_is_full_space():
         GPUCB(6, d=2)
 
 
-def test_rebuild_from_history_gives_the_same_next_proposal():
+@pytest.mark.parametrize("preset", ["practical", "paper"])
+def test_rebuild_from_history_gives_the_same_next_proposal(preset):
     problem = make_problem("levy", 8)
-    kwargs = dict(d=3, seed=11, n_init=6)
-    live = _run(MSUCB(8, **kwargs), problem, 14)
+    kwargs = dict(d=3, seed=11, n_init=6, preset=preset, failure_tol=2)
+    live = _run(MSUCB(8, **kwargs), problem, 24)
     live.tell(np.full(8, 0.3), float("nan"))  # a failed evaluation is part of history
     rebuilt = MSUCB.from_history(8, live.X, live.y, live.metas, **kwargs)
+    if preset == "practical":  # the trust region has moved and is rebuilt exactly
+        assert live.trust_region.length != live.trust_region.length_init
+        assert vars(rebuilt.trust_region) == vars(live.trust_region)
+    else:
+        assert rebuilt.trust_region is None
     np.testing.assert_array_equal(rebuilt.ask()[0].x, live.ask()[0].x)
+
+
+def test_paper_preset_is_the_papers_configuration():
+    opt = MSUCB(30, preset="paper")
+    assert (opt.N0, opt.alpha, opt.beta_scale, opt.n_optimize, opt.d) == (1, 0.0, 1.0, None, 5)
+    assert (opt.n_init, opt.init_centre, opt.trust_region) == (20, False, None)
+    assert opt.beta(7) == pytest.approx(msucb_beta(7, 5, 30))
+    assert MSUCB(30, preset="paper", N0=4).N0 == 4  # an explicit value wins
+    practical = MSUCB(30)
+    assert practical.trust_region is not None and practical.init_centre
+    assert MSUCB(30, trust_region=False).trust_region is None
+
+
+def test_trust_region_confines_proposals_around_the_incumbent():
+    problem = make_problem("ackley", 20)
+    opt = _run(MSUCB(20, d=4, seed=5, n_init=6, failure_tol=3), problem, 30)
+    assert opt.trust_region.length < opt.trust_region.length_init  # it has shrunk
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    lo, hi = opt.trust_region.bounds(incumbent)
+    (p,) = opt.ask()
+    assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)
+    Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]  # the stored draw, mapped into the region
+    np.testing.assert_allclose(p.x[opt.fixed], lo[opt.fixed] + Z * (hi - lo)[opt.fixed])
 
 
 def test_batch_ask_gives_distinct_points_spread_by_kriging_believer():
@@ -82,7 +111,8 @@ def test_msucb_beats_random_search(name):
 
 def test_screen_with_one_point_per_subspace_still_proposes_on_a_subspace_of_z_t():
     problem = make_problem("levy", 12)
-    opt = _run(MSUCB(12, d=4, seed=1, n_init=8, screen_budget=1, n_optimize=2), problem, 12)
+    opt = _run(MSUCB(12, d=4, seed=1, n_init=8, screen_budget=1, n_optimize=2,
+                     trust_region=False), problem, 12)
     (p,) = opt.ask()
     Z = opt.subspaces(p.meta["t"])
     np.testing.assert_array_equal(p.x[opt.fixed], Z[p.meta["subspace"]])
@@ -93,8 +123,14 @@ def test_screen_with_one_point_per_subspace_still_proposes_on_a_subspace_of_z_t(
     ({"d": -1}, "d: expected"), ({"N0": 0}, "N0"), ({"alpha": -1}, "alpha"),
     ({"delta": 1.5}, "delta"), ({"b": 0}, "must be > 0"), ({"n_optimize": 0}, "n_optimize"),
     ({"restarts": 0}, "restarts"), ({"screen_budget": 0}, "screen_budget"),
-    ({"screen_budget": 2.5}, "screen_budget"),
+    ({"screen_budget": 2.5}, "screen_budget"), ({"failure_tol": 0}, "failure_tol"),
+    ({"preset": "fast"}, "preset"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         MSUCB(10, **kwargs)
+
+
+def test_trust_region_must_be_a_bool():
+    with pytest.raises(TypeError, match="trust_region"):
+        MSUCB(10, trust_region="yes")
