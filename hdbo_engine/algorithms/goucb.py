@@ -46,7 +46,8 @@ seed-0 cells of the hd run): ``shifted_levy`` 84.0 / 97.6 (Nevergrad CMA
 71.0, NGOpt 91.4, TPE 365, random 629); ``rotated_rosenbrock`` 1.66e5 /
 2.47e5 (NGOpt 1.29e4, CMA 2.5e5, TPE 2.4e6, random 1.2e7);
 ``shifted_ackley`` 6.71 / 7.37; ``rover`` 6.82 / 5.15 (TPE 13.99 / 8.18,
-random 26.9 / 26.9); ``hopper`` seed 0 -1115 (TPE -1074, random -455).
+random 26.9 / 26.9); ``hopper`` -1115 / -1122 (TPE -1074 / not run,
+random -455 / -1041).
 Optimizer CPU time 25-41 s per 500-evaluation cell, i.e. 0.05-0.08 s per
 ask at D = 60-100 on a heavily loaded machine (the paper preset's asks:
 0.15-0.35 s).
