@@ -20,6 +20,13 @@ Usage (one thread each, niced, as the shared machine asks)::
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/goucb_bench.py synthetic
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/goucb_bench.py acquisition
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/goucb_bench.py scale --dim 200 --evals 200
+    OMP_NUM_THREADS=1 python benchmarks/goucb_bench.py variants --problem shifted_ackley \
+        --dim 100 --evals 500 --seeds 0 '{}' '{"beta_scale": 10}'
+
+``variants`` runs GO-UCB with each JSON dict of constructor options on a
+problem of ``hdbo_engine.problems`` (the ``hd`` suite's instances) and prints
+the median best value after 100, 200, 300 and ``evals`` evaluations and the
+mean ask time.
 """
 
 from __future__ import annotations
@@ -155,6 +162,35 @@ def scale(args: argparse.Namespace) -> None:
           f"best {opt.best[1]:.2f} (f_min {prob.f_min:.2f})")
 
 
+def variants(args: argparse.Namespace) -> None:
+    """GO-UCB with each JSON dict of options in ``args.options`` on one problem."""
+    import torch
+
+    from hdbo_engine.problems import make_problem
+
+    torch.set_num_threads(1)
+    marks = [k for k in (100, 200, 300) if k < args.evals] + [args.evals]
+    for spec in args.options:
+        kwargs = json.loads(spec)
+        finals, times = [], []
+        for seed in args.seeds:
+            prob = make_problem(args.problem, args.dim, seed)
+            opt = get_algorithm("goucb")(args.dim, seed=seed, budget=args.evals, **kwargs)
+            best = []
+            for _ in range(args.evals):
+                t0 = time.process_time()
+                (p,) = opt.ask()
+                times.append(time.process_time() - t0)
+                opt.tell(p.x, float(prob.evaluate_unit(p.x[None])[0]))
+                best.append(opt.best[1])
+            finals.append([best[k - 1] for k in marks])
+        med = np.median(np.array(finals), axis=0)
+        print(f"{args.problem} {spec}: median best at {marks}: "
+              + " ".join(f"{v:.4g}" for v in med)
+              + " | per seed: " + " ".join(f"{f[-1]:.4g}" for f in finals)
+              + f" | mean ask {np.mean(times):.3f} CPU s", flush=True)
+
+
 def _dump(args: argparse.Namespace, rows: list[dict]) -> None:
     if args.out:
         Path(args.out).write_text(json.dumps(rows))
@@ -174,8 +210,15 @@ def main() -> None:
     p.add_argument("--dim", type=int, default=200)
     p.add_argument("--evals", type=int, default=200)
     p.add_argument("--problem", default="styblinski_tang")
+    p = sub.add_parser("variants")
+    p.add_argument("--problem", default="shifted_ackley")
+    p.add_argument("--dim", type=int, default=100)
+    p.add_argument("--evals", type=int, default=500)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("options", nargs="+", help="JSON dicts of GOUCB options")
     args = ap.parse_args()
-    {"synthetic": synthetic, "acquisition": acquisition, "scale": scale}[args.cmd](args)
+    {"synthetic": synthetic, "acquisition": acquisition, "scale": scale,
+     "variants": variants}[args.cmd](args)
 
 
 if __name__ == "__main__":

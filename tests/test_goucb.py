@@ -105,18 +105,73 @@ def test_w_t_matches_dense_closed_form() -> None:
     np.testing.assert_allclose(opt._w.numpy(), w.numpy(), rtol=1e-7, atol=1e-9)
 
 
-@pytest.mark.parametrize("acquisition", ["linearized", "joint"])
-def test_rebuild_reproduces_next_proposal(acquisition: str) -> None:
-    kw = dict(seed=5, budget=25, acquisition=acquisition, joint_steps=20, **FAST)
+@pytest.mark.parametrize(("preset", "acquisition", "restarts"), [
+    ("paper", "linearized", 2), ("paper", "joint", 2), ("practical", "linearized", 0),
+    ("practical", "linearized", 2), ("practical", "joint", 2)])
+def test_rebuild_reproduces_next_proposal(preset: str, acquisition: str, restarts: int) -> None:
+    """from_history rebuilds the Phase II state, the refits and the trust region exactly."""
+    kw = dict(seed=5, budget=25, preset=preset, acquisition=acquisition, joint_steps=20,
+              **{**FAST, "restarts": restarts, "refit_every": 3})
     opt = GOUCB(5, **kw)
-    run(opt, sphere, 9)
+    run(opt, sphere, 13)
     opt.tell(np.full(5, 0.9), np.nan)  # a failure in Phase II
     a = opt.ask(2)
     re = GOUCB.from_history(5, opt.X, opt.y, opt.metas, **kw)
+    if preset == "practical":
+        assert re.trust_region == opt.trust_region
     b = re.ask(2)
     for pa, pb in zip(a, b, strict=True):
         np.testing.assert_array_equal(pa.x, pb.x)
         assert pa.meta == pb.meta
+
+
+def test_presets() -> None:
+    """The paper preset is App. D.1's configuration; explicit options override a preset."""
+    paper = GOUCB(6, seed=0, budget=100, preset="paper")
+    assert (paper.beta_mode, paper.n_init, paper.init_centre) == ("paper", 10, False)
+    assert (paper.hidden, paper.d_w, paper.lam) == (25, 25 * 8 + 1, 10.0 * np.log(100) ** 2)
+    assert (paper.refit_every, paper.trust_region) == (0, None)
+    assert (paper.acquisition, paper.restarts, paper.n_candidates) == ("linearized", 4, 256)
+    practical = GOUCB(6, seed=0, budget=100)
+    assert practical.preset == "practical" and practical.init_centre
+    assert practical.trust_region is not None and practical.refit_every > 0
+    mixed = GOUCB(6, seed=0, budget=100, preset="paper", trust_region=True, n_init=3)
+    assert mixed.trust_region is not None and mixed.n_init == 3 and mixed.beta_mode == "paper"
+    for opt in (paper, practical):
+        run(opt, sphere, 14)
+        assert opt.n_told == 14 and np.isfinite(opt.best[1])
+    assert not np.allclose(paper.X[0], 0.5) and np.allclose(practical.X[0], 0.5)
+
+
+def test_trust_region_confines_step5() -> None:
+    """Phase II proposals lie in the trust region around the incumbent, which shrinks
+    after tr_failure_tol failures."""
+    opt = GOUCB(6, seed=1, budget=60, tr_failure_tol=2, **FAST)
+    run(opt, sphere, opt.n_init)
+    for _ in range(8):
+        lower, upper = opt.trust_region.bounds(opt.best[0])
+        (p,) = opt.ask()
+        assert (p.x >= lower - 1e-12).all() and (p.x <= upper + 1e-12).all()
+        opt.tell(p.x, 100.0)  # never an improvement
+    assert opt.trust_region.length == pytest.approx(0.8 / 16)
+
+
+def test_refit_matches_dense_closed_form() -> None:
+    """After a refit, Sigma holds every told point's gradient at the new w_0 and w_t is
+    eq. (5) over them (dense check)."""
+    opt = GOUCB(3, seed=2, budget=16, refit_every=3, **FAST)
+    run(opt, sphere, 10)  # n_init = 4: refits after 3 and 6 Phase II points
+    opt._sync()
+    a = opt._anchor
+    assert a["w0"] is not opt._phase1["w0"] and opt._ball.m == 10
+    w0 = a["w0"].numpy()
+    z = -(opt.y - a["mean"]) / a["std"]
+    assert a["mean"] == pytest.approx(opt.y.mean())
+    G = np.stack([opt.model.grad_one(a["w0"], torch.as_tensor(x))[0].numpy() for x in opt.X])
+    f = np.array([float(opt.model.grad_one(a["w0"], torch.as_tensor(x))[1]) for x in opt.X])
+    Sigma = opt.lam * np.eye(opt.d_w) + G.T @ G
+    w = np.linalg.solve(Sigma, G.T @ (G @ w0 + z - f) + opt.lam * w0)
+    np.testing.assert_allclose(opt._w.numpy(), w, rtol=1e-7, atol=1e-9)
 
 
 def test_phase1_fit_is_cached() -> None:
@@ -169,8 +224,12 @@ def test_error_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     ({"lam": 0.0}, "lam"),
     ({"acquisition": "thompson"}, "acquisition"),
     ({"hidden": 0}, "hidden"),
-    ({"restarts": 0}, "restarts"),
     ({"n_candidates": 1.5}, "n_candidates"),
+    ({"restarts": -1}, "restarts"),
+    ({"refit_every": -1}, "refit_every"),
+    ({"refit_maxiter": 0}, "refit_maxiter"),
+    ({"tr_failure_tol": 0}, "tr_failure_tol"),
+    ({"preset": "fast"}, "preset"),
     ({"budget": 0}, "budget"),
     ({"n_init": 0}, "n_init"),
     ({"joint_lr": 0.0}, "joint_lr"),
@@ -180,6 +239,11 @@ def test_error_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         GOUCB(3, seed=0, **kwargs)
+
+
+def test_bad_trust_region_type() -> None:
+    with pytest.raises(TypeError, match="trust_region"):
+        GOUCB(3, seed=0, trust_region="yes")
 
 
 def test_bad_factory_type() -> None:
