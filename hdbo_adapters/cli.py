@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--storage", default=None, help="Optuna storage URL (frontend optuna)")
     run.add_argument("--study-name", default=None, help="Optuna study name (frontend optuna)")
     run.add_argument("--workers", type=int, default=1, help="worker processes (frontend optuna)")
+    run.add_argument("--heartbeat", type=int, default=30,
+                     help="seconds between trial heartbeats on RDB storages; a dead worker's "
+                          "trial fails after twice that (frontend optuna; 0 disables)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
     demo = sub.add_parser("demo", help="MS-UCB vs random vs GP-UCB on Ackley-50D (~2 min)")
