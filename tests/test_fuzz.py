@@ -292,3 +292,63 @@ def _nevergrad_check(data: st.DataObject) -> None:
 
 test_nevergrad_call_sequences = DEFAULT(given(st.data())(_nevergrad_check))
 test_nevergrad_call_sequences_slow = pytest.mark.slow(SLOW(given(st.data())(_nevergrad_check)))
+
+
+def _optuna_space(data: st.DataObject, D: int) -> dict[str, Any]:
+    from optuna.distributions import CategoricalDistribution as C
+    from optuna.distributions import FloatDistribution as F
+    from optuna.distributions import IntDistribution as I  # noqa: E741
+
+    pool = [F(-2.0, 3.0), F(1e-3, 10.0, log=True), F(0.0, 1.0, step=0.25), I(-3, 4),
+            I(1, 64, log=True), I(0, 9, step=3), C(["a", "b", 3]), F(1.0, 1.0)]
+    rest = data.draw(st.lists(st.sampled_from(pool), min_size=D - 1, max_size=D - 1),
+                     label="distributions") if D < 2000 else [F(0.0, 1.0)] * (D - 1)
+    return {f"p{i:04d}": d for i, d in enumerate([F(0.0, 1.0), *rest])}
+
+
+def _run_optuna_sequence(data: st.DataObject) -> None:
+    import optuna
+    from optuna.trial import TrialState
+
+    from hdbo_adapters.optuna import ATTR_PROPOSAL, HDBOSampler
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    D = data.draw(st.sampled_from([1, 2, 4, 2000]), label="D")
+    algo = "random" if D == 2000 else data.draw(st.sampled_from(ADAPTER_ALGORITHMS))
+    space = _optuna_space(data, D)
+    sampler = HDBOSampler(algo, seed=data.draw(st.integers(0, 1000)), n_startup_trials=2,
+                          **ALGORITHMS.get(algo, {}))
+    study = optuna.create_study(sampler=sampler,
+                                direction=data.draw(st.sampled_from(["minimize", "maximize"])))
+    running: list[optuna.Trial] = []
+    for _ in range(data.draw(st.integers(1, 7), label="length")):
+        kind = data.draw(st.sampled_from(["ask", "ask", "tell", "fail", "prune", "enqueue",
+                                          "invalid"]))
+        if kind == "ask":
+            trial = study.ask(space)
+            running.append(trial)
+            frozen = study.trials[trial.number]
+            if ATTR_PROPOSAL in frozen.system_attrs:  # a relative proposal: never seen before
+                others = [tuple(t.params.values()) for t in study.trials
+                          if t.number != trial.number and t.state != TrialState.FAIL]
+                assert tuple(frozen.params.values()) not in others, "proposed a seen point"
+        elif kind in ("tell", "fail", "prune") and running:
+            trial = running.pop(data.draw(st.integers(0, len(running) - 1)))
+            if kind == "tell":
+                study.tell(trial, data.draw(VALUES))
+            else:
+                study.tell(trial, state=TrialState.FAIL if kind == "fail" else TrialState.PRUNED)
+        elif kind == "enqueue" and study.trials:  # a user's repeat of an earlier point
+            study.enqueue_trial(study.trials[data.draw(st.integers(0, len(study.trials) - 1))]
+                                .params)
+            running.append(study.ask(space))
+        elif kind == "invalid":
+            arg = data.draw(st.sampled_from(["seed", "n_startup_trials", "independent_sampler"]))
+            bad = data.draw(st.sampled_from([-1, 1.5, "3", True] if arg != "independent_sampler"
+                                            else ["random", 3, object()]))
+            _raises_named((arg,), functools.partial(HDBOSampler, algo, **{arg: bad}))
+
+
+test_optuna_call_sequences = DEFAULT(given(st.data())(_strict(_run_optuna_sequence)))
+test_optuna_call_sequences_slow = pytest.mark.slow(
+    SLOW(given(st.data())(_strict(_run_optuna_sequence))))
