@@ -11,7 +11,8 @@ Properties:
   points) unchanged;
 * no ``LinAlgError``, ``RuntimeWarning`` (warnings are errors here) or raw
   numpy message reaches the caller;
-* a valid ask never proposes a told or pending point.
+* a valid ask never proposes a told or pending point, and an optimizer rebuilt
+  by ``from_history`` (plus the pending points) proposes what the original does.
 
 Profiles: ``hdbo-default`` (the default suite: few, derandomized examples,
 well under a minute in all) and ``hdbo-slow`` (the ``slow`` variants:
@@ -74,8 +75,8 @@ def bad_points(D: int) -> st.SearchStrategy[Any]:
     coordinate = st.integers(0, D - 1)
     return st.one_of(
         st.sampled_from([np.zeros(D + 1), np.zeros((2, D + 1)), np.zeros((1, 1, D)), [],
-                         [[0.5] * D, [0.5]], "0.5", None, {"x": 0.5}, object(), [None] * D,
-                         ["0.5"] * D, np.full(D, 0.5 + 1j), [2**2000] * D]),
+                         [[0.5] * D, [0.5] * (D + 1)], "0.5", None, {"x": 0.5}, object(),
+                         [None] * D, ["0.5"] * D, np.full(D, 0.5 + 1j), [2**2000] * D]),
         coordinate.map(with_value(math.nan)), coordinate.map(with_value(math.inf)),
         coordinate.map(with_value(1.5)), coordinate.map(with_value(-0.25)),
     )
@@ -135,6 +136,9 @@ def _run_engine_sequence(data: st.DataObject) -> None:
         elif kind == "from_history" and opt.n_told:
             rebuilt = type(opt).from_history(D, opt.X, opt.y, opt.metas, **kwargs)
             assert _same_history(_history(rebuilt), _history(opt)[:3] + ((np.empty((0, D)), [])))
+            for pending in opt._pending:
+                rebuilt.add_pending(pending.x, pending.meta)
+            np.testing.assert_array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)  # same state
         elif kind == "invalid":
             call = data.draw(st.sampled_from(["ask", "salt", "tell_x", "tell_y", "tell_meta",
                                               "pending_x", "pending_meta", "history"]))
