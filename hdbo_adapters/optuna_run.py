@@ -26,9 +26,14 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   rest is run. Once the dead trials of a killed run are failed (heartbeat),
   the re-run proposes exactly what an uninterrupted run would have.
 * **Workers**: ``args.workers`` processes (spawned) share the storage; a
-  shared counter hands out exactly the missing number of trials. Every worker
+  shared counter hands out exactly the missing number of trials. The same
+  command run on several machines at once shares the study: a worker also
+  stops once the study holds ``args.budget`` COMPLETE trials, so the study
+  ends with the budget plus at most the trials then in flight. Every worker
   uses the same engine seed (so any of them rebuilds the same optimizer from
-  the storage) and its own independent-sampler seed, and runs each trial
+  the storage); the first trials, before the engine has a search space, are
+  uniform draws seeded by the trial number (distinct on every machine,
+  reproducible on a re-run). Each worker runs each trial
   through ``study.optimize(..., n_trials=1)`` (which runs the heartbeat).
 * **Output**: ``OUT/trajectory.csv`` (COMPLETE trials in number order: value,
   best so far, sampler time) and ``OUT/summary.json``.
@@ -43,10 +48,12 @@ import multiprocessing as mp
 import sys
 import time
 import warnings
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from optuna.samplers import BaseSampler
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 
@@ -80,11 +87,37 @@ def make_storage(url: str, heartbeat: int = 0) -> Any:
         return optuna.storages.RDBStorage(url, **kwargs)
 
 
+class _TrialSeededRandomSampler(BaseSampler):
+    """Uniform independent draws seeded by ``(seed, trial number, parameter name)``.
+
+    Trial numbers are unique in a study, so workers on different machines
+    (which share worker indices) never draw the same first points, and a
+    re-run draws what an uninterrupted run would have.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+
+    def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
+        return {}
+
+    def sample_relative(self, study: Any, trial: Any, search_space: Any) -> dict[str, Any]:
+        return {}
+
+    def sample_independent(self, study: Any, trial: Any, param_name: str,
+                           param_distribution: Any) -> Any:
+        from optuna.samplers import RandomSampler
+
+        key = (trial.number, zlib.crc32(param_name.encode()))
+        seed = int(np.random.SeedSequence(self._seed, spawn_key=key).generate_state(1)[0])
+        return RandomSampler(seed=seed).sample_independent(study, trial, param_name,
+                                                           param_distribution)
+
+
 def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, dim: int,
             budget: int, seed: int, worker: int, claimed: Any, remaining: int) -> None:
     """One worker process: ask, evaluate, tell until the run's trials are handed out."""
     import optuna
-    from optuna.samplers import RandomSampler
 
     from hdbo_engine.problems import make_problem
 
@@ -92,9 +125,8 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     prob = make_problem(problem, dim)
-    independent_seed = int(np.random.SeedSequence(seed, spawn_key=(worker,)).generate_state(1)[0])
     sampler = HDBOSampler(algo, seed=seed, budget=budget,
-                          independent_sampler=RandomSampler(seed=independent_seed))
+                          independent_sampler=_TrialSeededRandomSampler(seed))
     study = optuna.load_study(study_name=study_name, storage=make_storage(url, heartbeat),
                               sampler=sampler)
     t0 = 0.0
@@ -104,7 +136,11 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
         trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
         return float(prob.evaluate_unit(x)[0])
 
+    complete = (optuna.trial.TrialState.COMPLETE,)
     while True:
+        # stop when this run's share is handed out, or when runs elsewhere completed the budget
+        if len(study.get_trials(deepcopy=False, states=complete)) >= budget:
+            return
         with claimed.get_lock():
             if claimed.value >= remaining:
                 return
