@@ -44,6 +44,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 DEFAULT, SLOW = settings.get_profile("hdbo-default"), settings.get_profile("hdbo-slow")
 
+
+def LONG(test: Callable[..., Any]) -> Any:  # noqa: N802 (a pair of pytest marks)
+    """The ``slow`` marker, with an hour's timeout (200 examples on a busy machine)."""
+    return pytest.mark.slow(pytest.mark.timeout(3600)(test))
+
 # Cheap settings; GO-UCB only in large dimension, where its initial design is all it asks.
 ALGORITHMS: dict[str, dict[str, Any]] = {
     "random": {},
@@ -184,7 +189,7 @@ def _strict(check: Callable[[st.DataObject], None],
 
 
 test_engine_call_sequences = DEFAULT(given(st.data())(_strict(_run_engine_sequence)))
-test_engine_call_sequences_slow = pytest.mark.slow(
+test_engine_call_sequences_slow = LONG(
     SLOW(given(st.data())(_strict(_run_engine_sequence))))
 
 
@@ -286,7 +291,7 @@ def _run_nevergrad_sequence(data: st.DataObject) -> None:
 
 
 test_skopt_call_sequences = DEFAULT(given(st.data())(_strict(_run_skopt_sequence)))
-test_skopt_call_sequences_slow = pytest.mark.slow(
+test_skopt_call_sequences_slow = LONG(
     SLOW(given(st.data())(_strict(_run_skopt_sequence))))
 def _nevergrad_check(data: st.DataObject) -> None:
     from nevergrad.common.errors import NevergradWarning
@@ -295,7 +300,7 @@ def _nevergrad_check(data: st.DataObject) -> None:
 
 
 test_nevergrad_call_sequences = DEFAULT(given(st.data())(_nevergrad_check))
-test_nevergrad_call_sequences_slow = pytest.mark.slow(SLOW(given(st.data())(_nevergrad_check)))
+test_nevergrad_call_sequences_slow = LONG(SLOW(given(st.data())(_nevergrad_check)))
 
 
 def _optuna_space(data: st.DataObject, D: int) -> dict[str, Any]:
@@ -354,5 +359,5 @@ def _run_optuna_sequence(data: st.DataObject) -> None:
 
 
 test_optuna_call_sequences = DEFAULT(given(st.data())(_strict(_run_optuna_sequence)))
-test_optuna_call_sequences_slow = pytest.mark.slow(
+test_optuna_call_sequences_slow = LONG(
     SLOW(given(st.data())(_strict(_run_optuna_sequence))))
