@@ -263,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "(default: ALGO-PROBLEM-dDIM-sSEED)")
     run.add_argument("--workers", type=positive, default=1,
                      help="worker processes sharing the study (frontend optuna only)")
+    run.add_argument("--heartbeat", type=non_negative, default=30,
+                     help="seconds between trial heartbeats on RDB storages; a dead worker's "
+                          "trial fails after twice that (frontend optuna; 0 disables)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
 

@@ -75,6 +75,13 @@ Parallel and distributed use
   proposal or let its mark go stale (older than ``pending_wait_s`` [10]
   seconds: its worker died mid-ask). So a proposal made while another is
   being computed sees it as pending instead of duplicating it.
+* Dead workers: on a storage with a heartbeat
+  (``RDBStorage(heartbeat_interval=...)``) the mid-ask mark also records the
+  trial's heartbeat, so a trial whose worker dies while asking goes stale
+  like one whose worker dies in the objective, and ``study.optimize`` in any
+  worker fails it. FAIL trials are neither told nor pending, so the next
+  proposal may retry a dead trial's point. Without a heartbeat a dead
+  worker's trial stays RUNNING, a pending point, until it is failed by hand.
 * A RUNNING trial whose point is still unknown after that (created but not
   yet marked, or sampled only by the independent sampler so far) cannot be a
   pending point; then the ask generator is salted with the trial number
@@ -114,6 +121,7 @@ from optuna.distributions import (
 )
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import IntersectionSearchSpace
+from optuna.storages._heartbeat import is_heartbeat_enabled  # what study.optimize checks
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -370,7 +378,7 @@ class HDBOSampler(BaseSampler):
         storage = study._storage
         with self._lock:
             codec = _Codec(free)
-            heartbeat = _AskMark(storage, trial._trial_id, self._token, self.pending_wait_s / 4)
+            mark = _AskMark(storage, trial._trial_id, self._token, self.pending_wait_s / 4)
             done = False
             try:
                 self._wait_for_earlier_asks(study, trial)
@@ -393,7 +401,7 @@ class HDBOSampler(BaseSampler):
                     "space": codec.key})
                 done = True
             finally:
-                heartbeat.stop()
+                mark.stop()
                 if not done:  # nobody should wait for a proposal that will not come
                     storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
             return {**codec.decode(x), **constants}
@@ -510,10 +518,17 @@ class HDBOSampler(BaseSampler):
 
 
 class _AskMark:
-    """Marks a trial as mid-ask (``ATTR_ASKING``) and refreshes the mark until stopped."""
+    """Marks a trial as mid-ask (``ATTR_ASKING``) and refreshes the mark until stopped.
+
+    On a storage with a heartbeat it records the trial's heartbeat with each
+    write, at least every heartbeat interval (module docstring, dead workers).
+    """
 
     def __init__(self, storage: Any, trial_id: int, token: str, interval: float) -> None:
         self._storage, self._trial_id, self._token = storage, trial_id, token
+        self._heartbeat = is_heartbeat_enabled(storage)
+        if self._heartbeat:
+            interval = min(interval, float(storage.get_heartbeat_interval()))
         self._interval = interval
         self._stopped = threading.Event()
         self._write()
@@ -523,6 +538,8 @@ class _AskMark:
     def _write(self) -> None:
         self._storage.set_trial_system_attr(self._trial_id, ATTR_ASKING,
                                             [self._token, time.time()])
+        if self._heartbeat:
+            self._storage.record_heartbeat(self._trial_id)
 
     def _refresh(self) -> None:
         while not self._stopped.wait(self._interval):

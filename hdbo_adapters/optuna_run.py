@@ -9,16 +9,32 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   ``.jsonl`` / ``.journal`` for a ``JournalFileStorage``; the default is the
   SQLite file ``OUT/optuna.db``. SQLite connections wait up to 60 s for the
   write lock, so several local workers can share one file.
+* **Heartbeat**: on RDB storages every running trial records a heartbeat
+  every ``args.heartbeat`` seconds [30; 0 disables], and each worker, before
+  each trial, fails the RUNNING trials whose heartbeat is older than twice
+  that (Optuna's ``RDBStorage(heartbeat_interval=...)`` and
+  ``fail_stale_trials``). So a worker killed mid-trial leaves a trial that
+  becomes FAIL after ``2 * heartbeat`` seconds; the samplers ignore FAIL
+  trials, so it stops being a pending point and the next proposal may retry
+  it. Journal files have no heartbeat: there, and with ``--heartbeat 0``, a
+  dead worker's trial stays RUNNING (a pending point) until it is failed by
+  hand (README, "Dead workers").
 * **Study**: ``args.study_name`` (default ``ALGO-PROBLEM-dDIM-sSEED``), created
   or loaded (``load_if_exists``); its user attrs record algo, problem, dim and
   seed, and a re-run with different ones is refused. Re-running the same
   command resumes: COMPLETE trials count toward ``args.budget`` and only the
-  rest is run.
+  rest is run. Once the dead trials of a killed run are failed (heartbeat),
+  the re-run proposes exactly what an uninterrupted run would have.
 * **Workers**: ``args.workers`` processes (spawned) share the storage; a
-  shared counter hands out exactly the missing number of trials. Every worker
+  shared counter hands out exactly the missing number of trials. The same
+  command run on several machines at once shares the study: a worker also
+  stops once the study holds ``args.budget`` COMPLETE trials, so the study
+  ends with the budget plus at most the trials then in flight. Every worker
   uses the same engine seed (so any of them rebuilds the same optimizer from
-  the storage) and its own independent-sampler seed. Trials left RUNNING by a
-  killed run stay RUNNING; the sampler treats them as pending points.
+  the storage); the first trials, before the engine has a search space, are
+  uniform draws seeded by the trial number (distinct on every machine,
+  reproducible on a re-run). Each worker runs each trial
+  through ``study.optimize(..., n_trials=1)`` (which runs the heartbeat).
 * **Progress**: unless ``args.quiet``, a progress bar counts the run's
   completed trials (resumed ones included) and shows the best value so far.
 * **Output**: the files of the engine frontend (:func:`hdbo_adapters.runs.write_run`):
@@ -32,10 +48,13 @@ import argparse
 import multiprocessing as mp
 import sys
 import time
+import warnings
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from optuna.samplers import BaseSampler
 from tqdm.auto import tqdm
 
 from .runs import write_run
@@ -47,8 +66,12 @@ def default_study_name(args: argparse.Namespace) -> str:
     return f"{args.algo}-{args.problem}-d{args.dim}-s{args.seed}"
 
 
-def make_storage(url: str) -> Any:
-    """An Optuna storage for an RDB URL or a journal file path (module docstring)."""
+def make_storage(url: str, heartbeat: int = 0) -> Any:
+    """An Optuna storage for an RDB URL or a journal file path (module docstring).
+
+    ``heartbeat`` > 0 sets ``RDBStorage(heartbeat_interval=heartbeat)`` (grace
+    period ``2 * heartbeat``) on RDB URLs; journal files ignore it.
+    """
     import optuna
 
     if "://" not in url:
@@ -61,17 +84,48 @@ def make_storage(url: str) -> Any:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-    return optuna.storages.RDBStorage(url, **kwargs)
+    if heartbeat > 0:
+        kwargs["heartbeat_interval"] = heartbeat
+    with warnings.catch_warnings():  # heartbeat_interval is an "experimental" argument
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.storages.RDBStorage(url, **kwargs)
 
 
-def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget: int,
-            seed: int, worker: int, claimed: Any, remaining: int, done: Any, best: Any) -> None:
+class _TrialSeededRandomSampler(BaseSampler):
+    """Uniform independent draws seeded by ``(seed, trial number, parameter name)``.
+
+    Trial numbers are unique in a study, so workers on different machines
+    (which share worker indices) never draw the same first points, and a
+    re-run draws what an uninterrupted run would have.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+
+    def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
+        return {}
+
+    def sample_relative(self, study: Any, trial: Any, search_space: Any) -> dict[str, Any]:
+        return {}
+
+    def sample_independent(self, study: Any, trial: Any, param_name: str,
+                           param_distribution: Any) -> Any:
+        from optuna.samplers import RandomSampler
+
+        key = (trial.number, zlib.crc32(param_name.encode()))
+        seed = int(np.random.SeedSequence(self._seed, spawn_key=key).generate_state(1)[0])
+        return RandomSampler(seed=seed).sample_independent(study, trial, param_name,
+                                                           param_distribution)
+
+
+def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, dim: int,
+            budget: int, seed: int, worker: int, claimed: Any, remaining: int, done: Any,
+            best: Any) -> None:
     """One worker process: ask, evaluate, tell until the run's trials are handed out.
 
     ``done`` (shared int) counts the trials told, ``best`` (shared float) their lowest value.
     """
     import optuna
-    from optuna.samplers import RandomSampler
 
     from hdbo_engine.problems import make_problem
 
@@ -79,24 +133,32 @@ def _worker(url: str, study_name: str, algo: str, problem: str, dim: int, budget
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     prob = make_problem(problem, dim)
-    independent_seed = int(np.random.SeedSequence(seed, spawn_key=(worker,)).generate_state(1)[0])
     sampler = HDBOSampler(algo, seed=seed, budget=budget,
-                          independent_sampler=RandomSampler(seed=independent_seed))
-    study = optuna.load_study(study_name=study_name, storage=make_storage(url), sampler=sampler)
+                          independent_sampler=_TrialSeededRandomSampler(seed))
+    study = optuna.load_study(study_name=study_name, storage=make_storage(url, heartbeat),
+                              sampler=sampler)
+    t0 = 0.0
+
+    def objective(trial: optuna.Trial) -> float:
+        x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(dim)])
+        trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
+        value = float(prob.evaluate_unit(x)[0])
+        with done.get_lock():
+            done.value += 1
+            best.value = min(best.value, value)
+        return value
+
+    complete = (optuna.trial.TrialState.COMPLETE,)
     while True:
+        # stop when this run's share is handed out, or when runs elsewhere completed the budget
+        if len(study.get_trials(deepcopy=False, states=complete)) >= budget:
+            return
         with claimed.get_lock():
             if claimed.value >= remaining:
                 return
             claimed.value += 1
-        t0 = time.perf_counter()
-        trial = study.ask()
-        x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(dim)])
-        trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
-        value = float(prob.evaluate_unit(x)[0])
-        study.tell(trial, value)
-        with done.get_lock():
-            done.value += 1
-            best.value = min(best.value, value)
+        t0 = time.perf_counter()  # ask time includes failing stale trials (heartbeat)
+        study.optimize(objective, n_trials=1)
 
 
 def run_optuna(args: argparse.Namespace) -> int:
@@ -111,16 +173,16 @@ def run_optuna(args: argparse.Namespace) -> int:
 
     get_algorithm(args.algo)  # unknown or missing algorithms fail here, before any worker
     prob = make_problem(args.problem, args.dim)
-    for name in ("budget", "workers"):
+    for name, low in (("budget", 1), ("workers", 1), ("heartbeat", 0)):
         value = getattr(args, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     url = args.storage or f"sqlite:///{(out / 'optuna.db').resolve()}"
     study_name = args.study_name or default_study_name(args)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(study_name=study_name, storage=make_storage(url),
+    study = optuna.create_study(study_name=study_name, storage=make_storage(url, args.heartbeat),
                                 direction="minimize", load_if_exists=True)
     config = {"algo": args.algo, "problem": args.problem, "dim": args.dim, "seed": args.seed}
     stored = {k: study.user_attrs[k] for k in config if k in study.user_attrs}
@@ -140,9 +202,9 @@ def run_optuna(args: argparse.Namespace) -> int:
         ctx = mp.get_context("spawn")
         claimed, done = ctx.Value("i", 0), ctx.Value("i", 0)
         best_value = ctx.Value("d", min(resumed, default=float("inf")))
-        procs = [ctx.Process(target=_worker, args=(url, study_name, args.algo, args.problem,
-                                                   args.dim, args.budget, args.seed, w, claimed,
-                                                   remaining, done, best_value))
+        procs = [ctx.Process(target=_worker, args=(url, args.heartbeat, study_name, args.algo,
+                                                   args.problem, args.dim, args.budget, args.seed,
+                                                   w, claimed, remaining, done, best_value))
                  for w in range(min(args.workers, remaining))]
         for p in procs:
             p.start()

@@ -201,6 +201,17 @@ def _is_2d_listlike(x: Any) -> bool:
     return _is_listlike(x) and all(_is_listlike(p) for p in x)
 
 
+def _told_value(v: Any) -> float:
+    """A told objective value as a float; complex or too large numbers raise naming ``y``."""
+    if not isinstance(v, numbers.Real):
+        raise ValueError(f"y: expected real numbers, got {v!r}")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"y: expected real numbers, got one too large for float64: "
+                         f"{v!r:.40}") from None
+
+
 def _plain(v: Any) -> Any:
     """numpy arrays -> Python lists (skopt's checks expect lists or tuples)."""
     if isinstance(v, np.ndarray):
@@ -326,7 +337,11 @@ class HDBOOptimizer:
         ``fit=False`` records without adding a surrogate to ``models``.
         """
         x, y = _plain(x), _plain(y)
-        check_x_in_space(x, self.space)
+        try:
+            check_x_in_space(x, self.space)
+        except TypeError:  # skopt compares a value of the wrong type with the bounds
+            raise TypeError(f"x: expected a point (or a list of points) with a number for each "
+                            f"Real/Integer dimension, got {x!r:.200}") from None
         if _is_listlike(y) and _is_2d_listlike(x):
             if not all(isinstance(v, numbers.Number) for v in y):
                 raise ValueError("expected y to be a list of scalars")
@@ -335,17 +350,21 @@ class HDBOOptimizer:
                                  f"got {len(y)}")
             if not len(x):
                 raise ValueError("x: expected at least one point")
-            rows, values = [list(p) for p in x], [float(v) for v in y]
+            rows, values = [list(p) for p in x], [_told_value(v) for v in y]
         elif _is_listlike(x):
             if _is_2d_listlike(x) and len(x):
                 raise ValueError(f"y: expected a list of {len(x)} values for {len(x)} "
                                  f"points, got {y!r}")
             if not isinstance(y, numbers.Number):
                 raise ValueError("`func` should return a scalar")
-            rows, values = [list(x)], [float(y)]
+            rows, values = [list(x)], [_told_value(y)]
         else:
             raise ValueError(f"Type of arguments `x` ({type(x)}) and `y` ({type(y)}) "
                              "not compatible.")
+        for row in rows:
+            for dim, value in zip(self.space.dimensions, row, strict=True):
+                if not isinstance(dim, SkCategorical) and not isinstance(value, numbers.Real):
+                    raise TypeError(f"x: expected a number for dimension {dim}, got {value!r}")
         cube, metas, matched = self._encode_told(rows)
         self._record(rows, values, cube, metas, fit)
         self._asked = [e for e in self._asked if not any(e is m for m in matched)]

@@ -104,6 +104,34 @@ def is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
+    """``value`` as a float64 array, or TypeError/ValueError naming ``arg`` (validation).
+
+    Numbers, numeric arrays and nested sequences of numbers are accepted;
+    strings, None, complex numbers, ragged sequences and other objects raise
+    ``TypeError`` (numpy would turn ``"0.5"`` into 0.5 and None into NaN), and
+    a number too large for float64 raises ``ValueError``.
+    """
+    def bad_type() -> TypeError:
+        return TypeError(f"{arg}: expected {expected}, got {type(value).__name__} {value!r:.80}")
+
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise bad_type() from None
+    if raw.dtype.kind == "O":
+        if any(v is None or isinstance(v, (str, bytes, complex)) for v in raw.ravel()):
+            raise bad_type()
+    elif raw.dtype.kind not in "biuf":
+        raise bad_type()
+    try:
+        return raw.astype(float)
+    except OverflowError:
+        raise ValueError(f"{arg}: expected {expected}; a value is too large for float64") from None
+    except (TypeError, ValueError):
+        raise bad_type() from None
+
+
 def impute_failures(y: np.ndarray) -> np.ndarray:
     """Replace each non-finite value by the worst (largest) finite value before it.
 
@@ -168,12 +196,12 @@ class Optimizer(ABC):
         if not is_int(seed) or seed < 0:
             raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
         self.seed = int(seed)
-        if budget is not None and (not isinstance(budget, (int, np.integer)) or budget < 1):
+        if budget is not None and (not is_int(budget) or budget < 1):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         self.budget = None if budget is None else int(budget)
         chosen = self.presets[preset]
         n_init = chosen.get("n_init", self.default_n_init) if n_init is None else n_init
-        if not isinstance(n_init, (int, np.integer)) or n_init < 1:
+        if not is_int(n_init) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
         self.n_init = int(n_init)
         if init_centre is None:
@@ -312,6 +340,8 @@ class Optimizer(ABC):
     def add_pending(self, x: np.ndarray, meta: dict[str, Any] | None = None) -> None:
         """Mark a point evaluated elsewhere (e.g. by another worker) as pending."""
         X = self._check_points(x, "x")
+        if meta is not None and not isinstance(meta, dict):
+            raise TypeError(f"meta: expected a dict or None, got {meta!r}")
         for row in X:
             self._pending.append(Proposal(row, dict(meta or {})))
 
@@ -320,12 +350,8 @@ class Optimizer(ABC):
         self._pending.clear()
 
     def _check_points(self, x: Any, arg: str) -> np.ndarray:
-        try:
-            X = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{arg}: expected an array of shape (D,) or (n, D) with D = "
-                            f"{self.dim}, got {type(x).__name__}") from None
-        X = np.atleast_2d(X)
+        X = np.atleast_2d(as_float_array(
+            x, arg, f"an array of numbers of shape (D,) or (n, D) with D = {self.dim}"))
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise ValueError(f"{arg}: expected shape (D,) or (n, D) with D = {self.dim}, "
                              f"got shape {np.shape(x)}")
@@ -344,16 +370,16 @@ class Optimizer(ABC):
     ) -> None:
         """Record evaluations: ``x`` (D,) with scalar ``y``, or (n, D) with ``y`` (n,)."""
         X = self._check_points(x, "x")
-        try:
-            Y = np.atleast_1d(np.asarray(y, dtype=float))
-        except (TypeError, ValueError):
-            raise TypeError(f"y: expected a number or a sequence of numbers, got {y!r}") from None
+        Y = np.atleast_1d(as_float_array(y, "y", "a number or a sequence of numbers"))
         if Y.ndim != 1 or len(Y) != len(X):
             raise ValueError(f"y: expected {len(X)} value(s) for {len(X)} point(s), "
                              f"got shape {np.shape(y)}")
         if meta is None or isinstance(meta, dict):
             metas: list[dict[str, Any] | None] = [meta] * len(X)
         else:
+            if isinstance(meta, (str, bytes)) or not isinstance(meta, Sequence):
+                raise TypeError(f"meta: expected a dict, None or a sequence of them, "
+                                f"got {meta!r:.80}")
             metas = list(meta)
             if len(metas) != len(X):
                 raise ValueError(f"meta: expected {len(X)} dicts, got {len(metas)}")

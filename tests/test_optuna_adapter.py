@@ -371,7 +371,7 @@ def test_run_optuna_refuses_a_mismatched_study(tmp_path):
 
     args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=3, seed=0,
                               out=str(tmp_path), storage=str(tmp_path / "j.log"),
-                              study_name="s", workers=1, quiet=True)
+                              study_name="s", workers=1, heartbeat=30, quiet=True)
     assert run_optuna(args) == 0
     assert (tmp_path / "summary.json").exists()
     with pytest.raises(ValueError, match="study_name"):
@@ -380,6 +380,8 @@ def test_run_optuna_refuses_a_mismatched_study(tmp_path):
         run_optuna(argparse.Namespace(**{**vars(args), "storage": str(tmp_path / "x.db")}))
     with pytest.raises(ValueError, match="workers"):
         run_optuna(argparse.Namespace(**{**vars(args), "workers": 0}))
+    with pytest.raises(ValueError, match="heartbeat"):
+        run_optuna(argparse.Namespace(**{**vars(args), "heartbeat": -1}))
 
 
 def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
@@ -438,3 +440,25 @@ def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
     stop.set()
     watcher.join()
     assert len(seen) >= 3  # first mark + refreshes during the slow ask
+
+
+def test_a_trial_that_dies_mid_ask_gets_a_heartbeat_and_goes_stale(tmp_path):
+    import time
+
+    from hdbo_adapters.optuna_run import make_storage
+
+    storage = make_storage(f"sqlite:///{tmp_path / 'hb.db'}", heartbeat=1)
+    optuna.create_study(study_name="hb", storage=storage).optimize(quadratic, n_trials=1)
+    # a sampler whose engine fails while asking leaves the trial RUNNING, as a dead worker would
+    study = optuna.load_study(study_name="hb", storage=storage, sampler=msucb(bogus=1))
+    with warnings.catch_warnings():  # Optuna: heartbeats are meant for optimize, not ask
+        warnings.simplefilter("ignore")
+        trial = study.ask()
+    with pytest.raises(TypeError, match="bogus"):
+        quadratic(trial)
+    assert study.trials[1].state == TrialState.RUNNING
+    time.sleep(3.5)  # grace period 2 s; SQLite's clock has whole seconds
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+    assert study.trials[1].state == TrialState.FAIL

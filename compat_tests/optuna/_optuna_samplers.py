@@ -1,12 +1,19 @@
-"""The four named samplers, with pytest params that skip algorithms not present yet."""
+"""The four named samplers, with pytest params that skip algorithms not present yet, and
+the worker, objective and checks shared by the multi-process tests."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
+import optuna
 import pytest
+from optuna.samplers import RandomSampler
+from optuna.trial import FrozenTrial
 
 from hdbo_adapters.optuna import BKBSampler, CobBOSampler, GOUCBSampler, HDBOSampler, MSUCBSampler
+from hdbo_adapters.optuna_run import make_storage
 from hdbo_engine.algorithms import get_algorithm
 
 NAMED: dict[str, type[HDBOSampler]] = {
@@ -42,19 +49,49 @@ def sampler_params() -> list[Any]:
     return out
 
 
-def journal_worker(path: str, study_name: str, worker: int, n_trials: int) -> None:
-    """One process of the multi-process test: MS-UCB on a shared JournalFileStorage."""
-    import optuna
-    from optuna.samplers import RandomSampler
-    from optuna.storages.journal import JournalFileBackend
+def quadratic(trial: optuna.Trial, dim: int = 4) -> float:
+    """The multi-process tests' objective: a shifted sphere over ``x0 .. x{dim-1}`` in [-1, 1]."""
+    return sum((trial.suggest_float(f"x{i}", -1.0, 1.0) - 0.3) ** 2 for i in range(dim))
 
+
+def study_worker(storage: str, study_name: str, name: str, worker: int, n_trials: int,
+                 sleep_s: float = 0.0, heartbeat: int = 0, hang_at: int = -1,
+                 marker: str = "") -> None:
+    """One worker process of the multi-process tests: sampler ``name`` on a shared study.
+
+    ``storage`` is an RDB URL or a journal file path (``make_storage``, with
+    ``heartbeat``). Every worker uses engine seed 0 and n_startup_trials 4;
+    the objective is :func:`quadratic` after ``sleep_s`` seconds. The trial
+    numbered ``hang_at`` writes ``marker`` (a file path) and sleeps forever,
+    for a test to kill the process in the middle of that trial.
+    """
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = optuna.storages.JournalStorage(JournalFileBackend(path))
-    sampler = MSUCBSampler(seed=0, n_startup_trials=4, independent_sampler=RandomSampler(worker),
-                           **FAST_KWARGS["msucb"])
-    study = optuna.load_study(study_name=study_name, storage=storage, sampler=sampler)
+    sampler = NAMED[name](seed=0, n_startup_trials=4, independent_sampler=RandomSampler(worker),
+                          **FAST_KWARGS.get(name, {}))
+    study = optuna.load_study(study_name=study_name, storage=make_storage(storage, heartbeat),
+                              sampler=sampler)
 
     def objective(trial: optuna.Trial) -> float:
-        return sum((trial.suggest_float(f"x{i}", -1.0, 1.0) - 0.3) ** 2 for i in range(4))
+        value = quadratic(trial)
+        if trial.number == hang_at:
+            Path(marker).write_text(str(trial.number))
+            time.sleep(3600)
+        time.sleep(sleep_s)
+        return value
 
     study.optimize(objective, n_trials=n_trials)
+
+
+def check_no_duplicates(trials: list[FrozenTrial]) -> None:
+    """The trials' parameter vectors are pairwise different."""
+    points = [tuple(t.params.values()) for t in trials]
+    assert len(set(points)) == len(points), "duplicate parameter vectors"
+
+
+def run_argv(out: Path, storage: str | None, workers: int, budget: int, heartbeat: int = 30,
+             study_name: str = "resume") -> list[str]:
+    """Arguments of ``hdbo run --frontend optuna`` (MS-UCB on Ackley-4D, seed 3)."""
+    argv = ["run", "--frontend", "optuna", "--algo", "msucb", "--problem", "ackley", "--dim", "4",
+            "--budget", str(budget), "--seed", "3", "--out", str(out), "--study-name",
+            study_name, "--workers", str(workers), "--heartbeat", str(heartbeat), "--quiet"]
+    return argv if storage is None else [*argv, "--storage", storage]

@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import optuna
-from _optuna_samplers import journal_worker
+from _optuna_samplers import check_no_duplicates, run_argv, study_worker
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
+from hdbo_adapters.cli import main
 from hdbo_adapters.optuna import ATTR_PROPOSAL
-from hdbo_adapters.optuna_run import run_optuna
+from hdbo_adapters.optuna_run import make_storage
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _check_no_duplicates(trials: list[optuna.trial.FrozenTrial]) -> None:
-    points = [tuple(t.params.values()) for t in trials]
-    assert len(set(points)) == len(points)
-    assert [t.number for t in trials] == list(range(len(trials)))
 
 
 def test_four_processes_share_a_journal_storage(tmp_path):
@@ -34,7 +27,8 @@ def test_four_processes_share_a_journal_storage(tmp_path):
     storage = optuna.storages.JournalStorage(JournalFileBackend(path))
     optuna.create_study(study_name="mp", storage=storage)
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=journal_worker, args=(path, "mp", w, 6)) for w in range(4)]
+    procs = [ctx.Process(target=study_worker, args=(path, "mp", "msucb", w, 6))
+             for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:
@@ -42,47 +36,113 @@ def test_four_processes_share_a_journal_storage(tmp_path):
     assert [p.exitcode for p in procs] == [0, 0, 0, 0]
     trials = optuna.load_study(study_name="mp", storage=storage).trials
     assert len(trials) == 24 and all(t.state == TrialState.COMPLETE for t in trials)
-    _check_no_duplicates(trials)
+    check_no_duplicates(trials)
+    assert [t.number for t in trials] == list(range(len(trials)))
     assert sum(ATTR_PROPOSAL in t.system_attrs for t in trials) >= 20  # the engine made the rest
 
 
-def _args(out: Path, workers: int, budget: int) -> argparse.Namespace:
-    return argparse.Namespace(algo="msucb", problem="ackley", dim=4, budget=budget, seed=3,
-                              out=str(out), storage=None, study_name="resume", workers=workers,
-                              quiet=True)
+def _n_complete(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
+def _run_and_kill(argv: list[str], storage: str | optuna.storages.BaseStorage, study_name: str,
+                  n_done: int) -> optuna.Study:
+    """Run ``hdbo`` with ``argv`` in a new process group; kill -9 it all after ``n_done``
+    COMPLETE trials. The study is created first, so that the runner does not race the
+    test's reads to create the schema. Returns the study."""
+    study = optuna.create_study(study_name=study_name, storage=storage)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "hdbo_adapters.cli", *argv], env=env,
+                            start_new_session=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and proc.poll() is None and _n_complete(study) < n_done:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
+    proc.wait()
+    return study
 
 
 def test_cli_runner_killed_then_resumed(tmp_path):
     out, budget = tmp_path / "run", 24
     url = f"sqlite:///{(out / 'optuna.db').resolve()}"
-    code = ("import argparse, sys; from hdbo_adapters.optuna_run import run_optuna; "
-            f"sys.exit(run_optuna(argparse.Namespace(**{vars(_args(out, 2, budget))!r})))")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, start_new_session=True)
-    n_done, deadline = 0, time.time() + 240
-    while time.time() < deadline and proc.poll() is None and n_done < 4:
-        time.sleep(0.05)
-        try:  # read-only peek; the runner creates the database and the study
-            with sqlite3.connect(out / "optuna.db", timeout=30) as db:
-                n_done = db.execute("SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'"
-                                    ).fetchone()[0]
-        except sqlite3.OperationalError:  # no database or tables yet
-            continue
-    os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
-    proc.wait()
-    done = optuna.load_study(study_name="resume", storage=url).get_trials(
-        states=(TrialState.COMPLETE,))
+    out.mkdir()
+    study = _run_and_kill(run_argv(out, None, 2, budget), url, "resume", 4)
+    done = study.get_trials(states=(TrialState.COMPLETE,))
     assert 4 <= len(done) < budget
     before = {t.number: t.params for t in done}
 
-    assert run_optuna(_args(out, 3, budget)) == 0
-    study = optuna.load_study(study_name="resume", storage=url)
+    assert main(run_argv(out, None, 3, budget)) == 0
     complete = study.get_trials(states=(TrialState.COMPLETE,))
     assert len(complete) == budget  # resumed: the completed trials counted toward the budget
     assert all(before[n] == study.trials[n].params for n in before)  # nothing lost
-    points = [tuple(t.params.values()) for t in complete]
-    assert len(set(points)) == len(points)
+    check_no_duplicates(complete)
     assert (out / "summary.json").exists() and len((out / "trajectory.csv").read_text()
                                                    .splitlines()) == budget + 1
-    assert run_optuna(_args(out, 2, budget)) == 0  # nothing left to do
+    assert main(run_argv(out, None, 2, budget)) == 0  # nothing left to do
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == budget
+
+
+def test_cli_rerun_after_a_kill_proposes_what_an_uninterrupted_run_does(rdb_url, tmp_path):
+    budget = 24
+    storage = optuna.storages.RDBStorage(rdb_url)  # one connection pool for the test's reads
+
+    def params(study_name: str) -> list[dict]:
+        study = optuna.load_study(study_name=study_name, storage=storage)
+        complete = study.get_trials(states=(TrialState.COMPLETE,))
+        return [t.params for t in sorted(complete, key=lambda t: t.datetime_complete)]
+
+    assert main(run_argv(tmp_path / "a", rdb_url, 1, budget, 1, "whole")) == 0
+    killed = _run_and_kill(run_argv(tmp_path / "b", rdb_url, 1, budget, 1, "killed"), storage,
+                           "killed", 3)
+    assert 3 <= _n_complete(killed) < budget
+    time.sleep(3.5)  # past the grace period (2 heartbeats) of the trial the kill left RUNNING
+    assert main(run_argv(tmp_path / "b", rdb_url, 1, budget, 1, "killed")) == 0
+    assert params("killed") == params("whole")
+
+
+def _kill_in_trial(url: str, study_name: str, hang_at: int, heartbeat: int, tmp_path: Path
+                   ) -> None:
+    """One MS-UCB worker process on the study; ``kill -9`` it inside trial ``hang_at``."""
+    marker = tmp_path / "in-trial"
+    proc = mp.get_context("spawn").Process(
+        target=study_worker,
+        args=(url, study_name, "msucb", 0, 100, 0.0, heartbeat, hang_at, str(marker)))
+    proc.start()
+    deadline = time.time() + 120
+    while not marker.exists() and proc.is_alive() and time.time() < deadline:
+        time.sleep(0.05)
+    proc.kill()
+    proc.join()
+    assert marker.exists(), "the worker never reached the trial to be killed in"
+
+
+def test_dead_worker_trial_fails_by_heartbeat_and_is_retried(rdb_url, tmp_path):
+    study = optuna.create_study(study_name="dead", storage=make_storage(rdb_url, heartbeat=1))
+    _kill_in_trial(rdb_url, "dead", 6, 1, tmp_path)
+    dead = study.trials[6]
+    assert dead.state == TrialState.RUNNING and len(study.trials) == 7
+    time.sleep(3.5)  # the grace period is 2 s; SQLite's clock has whole seconds
+    study_worker(rdb_url, "dead", "msucb", 0, 6, heartbeat=1)  # the restarted worker
+    trials = study.trials
+    assert trials[6].state == TrialState.FAIL  # failed by the restarted worker's optimize
+    complete = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(complete) == 12 and len(trials) == 13
+    check_no_duplicates(complete)
+    # no longer pending: the same history proposes the dead trial's point again
+    assert trials[7].params == dead.params
+
+
+def test_without_heartbeat_a_dead_trial_stays_running_until_failed_by_hand(tmp_path):
+    url = f"sqlite:///{tmp_path / 'nohb.db'}"
+    study = optuna.create_study(study_name="dead", storage=url)
+    _kill_in_trial(url, "dead", 6, 0, tmp_path)
+    dead = study.trials[6]
+    study_worker(url, "dead", "msucb", 0, 1)
+    assert study.trials[6].state == TrialState.RUNNING  # Optuna never fails it
+    assert study.trials[7].params != dead.params  # a pending point
+    study.tell(6, state=TrialState.FAIL)  # the README's recovery by hand
+    assert study.trials[6].state == TrialState.FAIL
+    study_worker(url, "dead", "msucb", 0, 2)
+    complete = study.get_trials(states=(TrialState.COMPLETE,))
+    assert len(complete) == 9
+    check_no_duplicates(complete)
