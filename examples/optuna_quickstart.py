@@ -12,8 +12,7 @@ Any of ``MSUCBSampler``, ``CobBOSampler``, ``GOUCBSampler``, ``BKBSampler`` (or
 
 With the defaults (seed 0) CobBO reached -3.06 (trial 94; the best of its 20
 random starts was -0.51) and RandomSampler -1.20. Seeds 1 and 2: CobBO -2.81
-and -2.05, RandomSampler -2.01 and -1.84. It takes about 8 CPU seconds
-(one core).
+and -2.05, RandomSampler -2.01 and -1.84. It took 9 CPU seconds (one core).
 """
 
 from __future__ import annotations

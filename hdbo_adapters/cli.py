@@ -314,7 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hdbo`` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # argparse after --help (0) or a usage error (2, one line)
+        return int(stop.code or 0)
     args.argv = argv
     try:
         return args.func(args)
