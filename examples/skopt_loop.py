@@ -9,7 +9,7 @@ log-uniform learning rate, an integer and a categorical parameter. The loop
 prints a line per batch; ``msucb_minimize`` shows a progress bar.
 
 With the defaults both runs reach 0.52 (the optimum is 0) and the script takes
-about 6 CPU seconds (one core; ``--out`` adds skopt's plot).
+about 7 CPU seconds (one core; ``--out`` adds skopt's plot).
 """
 
 from __future__ import annotations
