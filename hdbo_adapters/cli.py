@@ -209,7 +209,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+        shown = action.default is not None and action.default is not False  # 0 is shown
+        if (action.option_strings and shown and action.default != argparse.SUPPRESS
                 and "%(default)" not in text):
             text += " (default: %(default)s)"
         return text

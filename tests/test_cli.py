@@ -106,8 +106,8 @@ def test_help_gives_every_option_a_sentence_and_its_default():
             if isinstance(action, argparse._HelpAction):
                 continue
             assert action.help, f"hdbo {name} {action.dest} has no help"
-            if action.option_strings and action.default not in (None, False):
+            if action.option_strings and action.default is not None and action.default is not False:
                 assert f"(default: {action.default})" in text, f"hdbo {name} {action.dest}"
     run_help = " ".join(commands.choices["run"].format_help().split())
-    for default in ("(default: 100)", "(default: 200)", "(default: hdbo_runs/run)"):
+    for default in ("(default: 100)", "(default: 200)", "(default: 0)", "(default: hdbo_runs/run)"):
         assert default in run_help
