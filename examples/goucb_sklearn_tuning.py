@@ -14,10 +14,17 @@ Categorical and integer hyperparameters use the engine's codec (one-hot
 columns, integer bins) instead of the paper's equal-length intervals of
 [0, 10], so the cube GO-UCB sees has 8-14 columns.
 
-Run (a few minutes on one core)::
+Each run shows a progress bar with the best value (``-score``) so far. Run::
 
-    OMP_NUM_THREADS=1 python examples/goucb_sklearn_tuning.py --model rf --dataset breast_cancer
+    OMP_NUM_THREADS=1 python examples/goucb_sklearn_tuning.py            # rf, breast_cancer
+    OMP_NUM_THREADS=1 python examples/goucb_sklearn_tuning.py --full     # 30 evaluations, 2 seeds
     OMP_NUM_THREADS=1 python examples/goucb_sklearn_tuning.py --model gb --dataset diabetes
+
+The default (20 evaluations, 1 seed, GO-UCB and random search; each
+evaluation a 5-fold cross-validation of a random forest) took 49 CPU seconds
+(one core); GO-UCB's cumulative regret was 0.25 against random search's 0.36,
+its best score 0.9684 against 0.9702. ``--full`` runs three times as many
+evaluations.
 """
 
 from __future__ import annotations
@@ -79,7 +86,7 @@ def search_space(model: str, classification: bool) -> tuple[list[str], Space]:
     return list(dims), Space(list(dims.values()), names=list(dims))
 
 
-def make_objective(model: str, dataset: str):
+def make_objective(model: str, dataset: str, n_folds: int = 5):
     classification = dataset == "breast_cancer"
     X, y = (load_breast_cancer if classification else load_diabetes)(return_X_y=True)
     names, space = search_space(model, classification)
@@ -87,7 +94,7 @@ def make_objective(model: str, dataset: str):
            ("mlp", True): MLPClassifier, ("mlp", False): MLPRegressor,
            ("gb", True): GradientBoostingClassifier,
            ("gb", False): GradientBoostingRegressor}[model, classification]
-    folds = (StratifiedKFold if classification else KFold)(5, shuffle=True, random_state=0)
+    folds = (StratifiedKFold if classification else KFold)(n_folds, shuffle=True, random_state=0)
 
     def objective(values: list) -> float:
         params = dict(zip(names, values, strict=True))
@@ -102,26 +109,33 @@ def make_objective(model: str, dataset: str):
     return space, objective
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", choices=["rf", "mlp", "gb"], default="rf")
-    ap.add_argument("--dataset", choices=["breast_cancer", "diabetes"], default="breast_cancer")
-    ap.add_argument("--budget", type=int, default=30, help="evaluations per run [30]")
-    ap.add_argument("--seeds", type=int, default=2, help="repetitions per method [2]")
-    args = ap.parse_args()
-    space, objective = make_objective(args.model, args.dataset)
+    ap.add_argument("--model", choices=["rf", "mlp", "gb"], default="rf", help="model [rf]")
+    ap.add_argument("--dataset", choices=["breast_cancer", "diabetes"], default="breast_cancer",
+                    help="scikit-learn dataset [breast_cancer]")
+    ap.add_argument("--full", action="store_true",
+                    help="30 evaluations and 2 seeds per method (about 4 minutes)")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="evaluations per run [20; --full: 30]")
+    ap.add_argument("--seeds", type=int, default=None,
+                    help="repetitions per method [1; --full: 2]")
+    ap.add_argument("--folds", type=int, default=5, help="cross-validation folds [5]")
+    args = ap.parse_args(argv)
+    budget = args.budget if args.budget is not None else (30 if args.full else 20)
+    n_seeds = args.seeds if args.seeds is not None else (2 if args.full else 1)
+    space, objective = make_objective(args.model, args.dataset, args.folds)
     results: dict[str, list[np.ndarray]] = {"goucb": [], "random": []}
     for method in results:
-        for seed in range(args.seeds):
+        for seed in range(n_seeds):
             t0 = time.perf_counter()
-            res = minimize(objective, space, algorithm=method, budget=args.budget, seed=seed,
-                           progress=False)
+            res = minimize(objective, space, algorithm=method, budget=budget, seed=seed)
             results[method].append(-res.func_vals)
             print(f"{method:7s} seed={seed}: best score {-res.fun:.4f} in "
                   f"{time.perf_counter() - t0:.0f} s; best parameters {res.x}", flush=True)
     best = max(float(np.max(s)) for runs in results.values() for s in runs)
-    print(f"\n{args.model} on {args.dataset}, {args.budget} evaluations, {args.seeds} seeds; "
+    print(f"\n{args.model} on {args.dataset}, {budget} evaluations, {n_seeds} seeds; "
           f"regret against the best score found ({best:.4f}):")
     for method, runs in results.items():
         cum = [float(np.sum(best - s)) for s in runs]

