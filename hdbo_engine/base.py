@@ -200,7 +200,7 @@ class Optimizer(ABC):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         self.budget = None if budget is None else int(budget)
         chosen = self.presets[preset]
-        n_init = chosen.get("n_init", self.default_n_init) if n_init is None else n_init
+        n_init = self.preset_n_init(preset) if n_init is None else n_init
         if not is_int(n_init) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
         self.n_init = int(n_init)
