@@ -81,7 +81,10 @@ Parallel and distributed use
   like one whose worker dies in the objective, and ``study.optimize`` in any
   worker fails it. FAIL trials are neither told nor pending, so the next
   proposal may retry a dead trial's point. Without a heartbeat a dead
-  worker's trial stays RUNNING, a pending point, until it is failed by hand.
+  worker's trial stays RUNNING, a pending point, until it is failed by hand
+  (``study.tell(number, state=TrialState.FAIL)``). So does, even with a
+  heartbeat, a trial whose worker died in the instant between the trial's
+  creation and its first heartbeat: Optuna never sees it as stale.
 * A RUNNING trial whose point is still unknown after that (created but not
   yet marked, or sampled only by the independent sampler so far) cannot be a
   pending point; then the ask generator is salted with the trial number
