@@ -422,7 +422,8 @@ def test_box_caps_the_sum_in_beta_and_inf_gives_the_paper(sum_cap):
         ({"kernel": {"lengthscales": 1.0}}, TypeError, "kernel"),
         ({"kernel": GPParams(np.ones(3), -1.0, 1e-3)}, ValueError, "kernel"),
         ({"n_candidates": 1}, ValueError, "n_candidates"),
-        ({"n_refine": 0}, ValueError, "n_refine"),
+        ({"n_refine": -1}, ValueError, "n_refine"),
+        ({"candidates": "grid"}, ValueError, "candidates"),
         ({"fit_max_points": 1.5}, ValueError, "fit_max_points"),
         ({"refit_growth": -0.1}, ValueError, "refit_growth"),
         ({"kernel_type": "cubic"}, ValueError, "kernel_type"),
@@ -481,3 +482,20 @@ def test_trust_region_confines_box_proposals_around_the_incumbent():
     for p in batch:
         if not p.meta.get("duplicate_replaced"):  # base._accept may step off a duplicate
             assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)
+
+
+def test_presets_set_the_candidate_rule_the_docstring_names():
+    paper, practical = BKB(3, preset="paper"), BKB(3)
+    assert (paper.candidates, paper.n_refine, paper.trust_region) == ("sobol", 5, None)
+    assert (practical.candidates, practical.n_refine) == ("perturb", 0)
+    assert practical.trust_region is not None
+
+
+def test_perturb_candidates_keep_most_coordinates_of_the_incumbent():
+    opt = BKB(100, seed=0, n_candidates=200)
+    X = np.random.default_rng(0).random((5, 100))
+    y = np.arange(5.0)
+    cand = opt._candidates(X, y, np.zeros(100), np.ones(100), np.random.default_rng(1))
+    changed = (cand != X[0]).sum(1)
+    assert cand.shape == (200, 100) and changed.min() >= 1
+    assert 10 <= changed.mean() <= 30  # about 20 of 100 coordinates redrawn

@@ -334,7 +334,11 @@ class BKB(Optimizer):
     refit_growth: hyperparameter refit cadence [0.2].
     fit_max_points: most evaluations per hyperparameter fit [200].
     n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
-    n_refine: L-BFGS-B starts per step in the continuous box [5].
+    n_refine: L-BFGS-B starts per step in the continuous box; 0 takes the best candidate
+        [practical 0, paper 5].
+    candidates: the continuous box's candidate set: "sobol" (Sobol points and perturbations
+        of the 5 best) or "perturb" (the incumbent with about 20 coordinates redrawn)
+        [practical "perturb", paper "sobol"].
     trust_region: in the continuous box, confine candidates and L-BFGS-B to a TuRBO trust
         region around the incumbent [practical True, paper False; never with arms].
     failure_tol: the region's failure tolerance, None = max(4, D) [practical 10].
@@ -347,9 +351,11 @@ class BKB(Optimizer):
     default_n_init = 10
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"q_bar": 4.0, "resample": "location", "beta_scale": 0.05,
-                      "sum_cap": None, "trust_region": True, "failure_tol": 10},
+                      "sum_cap": None, "trust_region": True, "failure_tol": 10,
+                      "candidates": "perturb", "n_refine": 0},
         "paper": {"q_bar": "theory", "resample": "pull", "beta_scale": 1.0,
                   "sum_cap": math.inf, "trust_region": False, "failure_tol": None,
+                  "candidates": "sobol", "n_refine": 5,
                   "n_init": 1, "init_centre": False},
     }
 
@@ -374,7 +380,8 @@ class BKB(Optimizer):
         refit_growth: float = 0.2,
         fit_max_points: int = 200,
         n_candidates: int | None = None,
-        n_refine: int = 5,
+        n_refine: int = FROM_PRESET,
+        candidates: str = FROM_PRESET,
         trust_region: bool = FROM_PRESET,
         failure_tol: int | None = FROM_PRESET,
         **kwargs: Any,
@@ -382,10 +389,12 @@ class BKB(Optimizer):
         super().__init__(space, **kwargs)
         cfg = self._from_preset(q_bar=q_bar, resample=resample, beta_scale=beta_scale,
                                 sum_cap=sum_cap, trust_region=trust_region,
-                                failure_tol=failure_tol)
+                                failure_tol=failure_tol, n_refine=n_refine,
+                                candidates=candidates)
         q_bar, resample, beta_scale = cfg["q_bar"], cfg["resample"], cfg["beta_scale"]
         sum_cap, trust_region, failure_tol = cfg["sum_cap"], cfg["trust_region"], \
             cfg["failure_tol"]
+        n_refine, candidates = cfg["n_refine"], cfg["candidates"]
         D = self.dim
         self.arms = None if arms is None else self._check_arms(arms)
         if not 0 < delta < 1:
@@ -428,9 +437,13 @@ class BKB(Optimizer):
             output_scale = (mean, std)
         if not refit_growth >= 0:
             raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
-        for arg, value in (("fit_max_points", fit_max_points), ("n_refine", n_refine)):
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{arg}: expected an int >= 1, got {value!r}")
+        if not is_int(fit_max_points) or fit_max_points < 1:
+            raise ValueError(f"fit_max_points: expected an int >= 1, got {fit_max_points!r}")
+        if not is_int(n_refine) or n_refine < 0:
+            raise ValueError(f"n_refine: expected an int >= 0, got {n_refine!r}")
+        if candidates not in ("sobol", "perturb"):
+            raise ValueError(f"candidates: expected 'sobol' or 'perturb', got {candidates!r}")
+        self.candidates = candidates
         if n_candidates is not None and (not is_int(n_candidates) or n_candidates < 2):
             raise ValueError(f"n_candidates: expected an int >= 2 or None, got {n_candidates!r}")
         if not isinstance(trust_region, (bool, np.bool_)):
@@ -785,6 +798,8 @@ class BKB(Optimizer):
         cand = self._candidates(X, y, lo, hi, rng)
         mu, var = _mean_var(sk, P, Q, cand)
         score = mu + beta * np.sqrt(var)
+        if self.n_refine == 0:
+            return cand[int(np.argmax(score))]
         starts = cand[top_k(score, self.n_refine)]
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -797,9 +812,15 @@ class BKB(Optimizer):
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
-        """Scrambled Sobol points of the box [lo, hi] and perturbations of the 5 best points
-        (sd 0.1 of the box's side, about min(D, 20) coordinates), clipped into it."""
+        """``"sobol"``: scrambled Sobol points of the box [lo, hi] and perturbations of the 5
+        best points (sd 0.1 of the box's side, about min(D, 20) coordinates), clipped into it.
+        ``"perturb"``: the incumbent with each coordinate redrawn uniformly in [lo, hi] with
+        probability min(1, 20 / D), at least one per candidate (TuRBO's candidates)."""
         c, D = self.n_candidates, self.dim
+        if self.candidates == "perturb":
+            mask = rng.random((c, D)) < min(1.0, 20.0 / D)
+            mask[np.arange(c), rng.integers(D, size=c)] = True
+            return np.where(mask, lo + rng.random((c, D)) * (hi - lo), X[int(np.argmin(y))])
         n_sobol = 2 ** int(math.log2(c / 2)) if c >= 4 else 1
         n_local = c - n_sobol
         width = hi - lo
