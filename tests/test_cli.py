@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from hdbo_adapters.cli import build_parser, main
+from hdbo_cli.cli import build_parser, main
 
 
 def test_run_writes_trajectory_summary_and_plot(tmp_path, capsys):

@@ -6,7 +6,7 @@ ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
 ``hdbo demo`` compares CobBO with Optuna's TPE and random search in one figure.
 
 ``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
-libraries (:mod:`hdbo_adapters.bench`), resumably; ``hdbo report DIR`` writes
+libraries (:mod:`hdbo_cli.bench`), resumably; ``hdbo report DIR`` writes
 its tables as Markdown and ``hdbo plot DIR`` its convergence and time plots.
 
 A mistake in the command line (a bad value, a problem that needs a larger
@@ -29,7 +29,7 @@ from typing import NoReturn
 import numpy as np
 from tqdm.auto import tqdm
 
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 from hdbo_engine.problems import make_problem, problem_names
 
 from .bench import suite_names
@@ -141,7 +141,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench import load_suite, run_suite
-    from .bench_report import markdown_report
+    from .report import markdown_report
 
     with _user_errors():  # cells run in worker processes: only argument errors surface here
         suite = load_suite(args.suite)
@@ -167,7 +167,7 @@ def _bench_dirs(dirs: list[str]) -> list[Path]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .bench_report import markdown_report
+    from .report import markdown_report
 
     dirs = _bench_dirs(args.dirs)
     target = Path(args.output) if args.output else dirs[0] / "report.md"
@@ -188,7 +188,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from .bench_report import plot_results
+    from .report import plot_results
 
     (path,) = _bench_dirs([args.dir])
     plot_dir = _make_dir(Path(args.out_dir) if args.out_dir else path / "plots", "--out-dir")
