@@ -54,7 +54,7 @@ class UniformCobBO(CobBO):
 
 def speed(quick: bool) -> tuple[dict[str, Any], Any]:
     """Per-iteration ask time of CobBO and full-space GP-UCB (Fig. 1 left)."""
-    iterations = 25 if quick else 300
+    iterations = 25 if quick else 100
     budget = N_INIT + iterations
     f = make_problem("rastrigin", DIM).evaluate_unit
     runs = {name: run_loop(cls(DIM, seed=0, budget=budget, preset="paper"), f, budget)
