@@ -29,9 +29,11 @@ def test_a_bad_name_is_one_line_naming_the_argument(
 
 
 def _quick(name: str, tmp_path: Path) -> dict:
-    start = time.perf_counter()
+    """Run ``name --quick``: under a minute of this process's CPU time (wall time on an idle
+    core; the CPU clock keeps other load on a shared machine out of the check)."""
+    start = time.process_time()
     assert main(["reproduce", name, "--quick", "--out", str(tmp_path)]) == 0
-    assert time.perf_counter() - start < 60
+    assert time.process_time() - start < 60
     assert (tmp_path / f"{name}.png").stat().st_size > 10_000
     numbers = json.loads((tmp_path / f"{name}.json").read_text())
     assert numbers["name"] == name and numbers["quick"] is True
