@@ -28,7 +28,7 @@ import numpy as np
 from skopt import Optimizer as SkoptOptimizer
 
 from hdbo_adapters.skopt import HDBOOptimizer
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.problems import make_problem
 
 

@@ -49,7 +49,7 @@ import pandas as pd
 from nevergrad.functions import ArtificialFunction
 
 import hdbo_adapters.nevergrad as hdbo_ng
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 
 FUNCTIONS = ("sphere", "ellipsoid", "cigar", "rastrigin", "ackley")
 BASELINES = ("NGOpt", "CMA", "MetaRecentering", "RandomSearch")

@@ -106,7 +106,7 @@ from nevergrad.parametrization import helpers as ng_helpers
 from nevergrad.parametrization import parameter as ng_p
 from nevergrad.parametrization import transforms as ng_transforms
 
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 
 __all__ = [

@@ -128,7 +128,7 @@ from optuna.storages._heartbeat import is_heartbeat_enabled  # what study.optimi
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer, Proposal
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 

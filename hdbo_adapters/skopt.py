@@ -68,7 +68,7 @@ from skopt.space import Real as SkReal
 from skopt.space import Space as SkSpace
 from skopt.utils import check_x_in_space, eval_callbacks, normalize_dimensions
 
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 from hdbo_engine.base import Proposal, impute_failures
 from hdbo_engine.gp import GP

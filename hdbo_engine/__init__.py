@@ -1,16 +1,42 @@
 """hdbo engine: high-dimensional Bayesian optimisation on the unit cube.
 
 Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
-``hdbo_adapters``.
+``hdbo_adapters``, the ``hdbo`` command in ``hdbo_cli``. Layout::
+
+    space.py        Real / Integer / Categorical  <->  unit cube [0, 1]^D
+    base.py         the ask/tell contract every algorithm implements; minimize()
+    registry.py     algorithm names -> classes, imported on first use
+    gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py
+    trust_region.py the practical presets' trust regions
+    algorithms/     msucb, cobbo, goucb (torch), bkb, baselines (gpucb, random)
+    problems.py     benchmark functions with known optima; tasks.py real tasks
+
+The algorithm classes are attributes of this package, resolved on first
+access (``from hdbo_engine import CobBO``), so ``import hdbo_engine`` imports
+no algorithm module and works without torch; only ``GOUCB`` needs it.
 """
 
-from .algorithms import available, get_algorithm
+from typing import Any
+
 from .base import Optimizer, OptimizeResult, Proposal, minimize
+from .registry import CLASS_NAMES, available, get_algorithm
 from .space import Categorical, Integer, Real, Space
 
 __all__ = [
     "Space", "Real", "Integer", "Categorical",
     "Optimizer", "Proposal", "OptimizeResult", "minimize",
     "available", "get_algorithm",
+    "MSUCB", "CobBO", "GOUCB", "BKB", "GPUCB", "RandomSearch",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``hdbo_engine.CobBO`` etc.: the algorithm class, its module imported on first access."""
+    if name in CLASS_NAMES:
+        return get_algorithm(CLASS_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CLASS_NAMES))

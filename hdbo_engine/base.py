@@ -74,6 +74,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .registry import get_algorithm
 from .space import Space
 from .trust_region import TrustRegion
 
@@ -459,14 +460,12 @@ def minimize(
 
     ``func`` receives one list of parameter values (decoded by the space) and
     returns a float. ``algorithm`` is a registered name (see
-    :func:`hdbo_engine.algorithms.available`) or an :class:`Optimizer`
+    :func:`hdbo_engine.available`) or an :class:`Optimizer`
     subclass; extra keyword arguments go to its constructor. ``callback``
     is called with the result so far after each evaluation and stops the run
     by returning True. ``progress`` shows a progress bar with the best value.
     """
     from tqdm.auto import tqdm
-
-    from .algorithms import get_algorithm
 
     if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive int, got {budget!r}")

@@ -3,8 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from hdbo_engine import Categorical, Integer, Real, Space, minimize
-from hdbo_engine.algorithms import available, get_algorithm
+from hdbo_engine import Categorical, Integer, Real, Space, available, get_algorithm, minimize
 from hdbo_engine.algorithms.baselines import RandomSearch
 from hdbo_engine.base import impute_failures
 

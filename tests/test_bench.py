@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hdbo_adapters.bench import (
+from hdbo_cli.bench import (
     METHODS,
     PAPER,
     PEERS,
@@ -19,7 +19,8 @@ from hdbo_adapters.bench import (
     run_suite,
     suite_names,
 )
-from hdbo_adapters.bench_report import (
+from hdbo_cli.cli import main
+from hdbo_cli.report import (
     GroupStats,
     _ask_tell_seconds,
     load_results,
@@ -27,7 +28,6 @@ from hdbo_adapters.bench_report import (
     targets,
     value_axis,
 )
-from hdbo_adapters.cli import main
 
 TINY = """
 name = "tiny"

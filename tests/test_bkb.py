@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.algorithms.bkb import (
     BKB,
     _kernel_matrix,

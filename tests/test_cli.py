@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from hdbo_adapters.cli import build_parser, main
+from hdbo_cli.cli import build_parser, main
 
 
 def test_run_writes_trajectory_summary_and_plot(tmp_path, capsys):
@@ -99,7 +99,7 @@ def test_each_user_error_is_one_line_naming_the_option(argv, option, tmp_path, c
 def test_help_gives_every_option_a_sentence_and_its_default():
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    assert set(commands.choices) == {"run", "demo", "bench", "report", "plot"}
+    assert set(commands.choices) == {"run", "demo", "bench", "report", "plot", "reproduce"}
     for name, sub in commands.choices.items():
         text = " ".join(sub.format_help().split())
         for action in sub._actions:

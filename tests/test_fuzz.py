@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer
 
 settings.register_profile(

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hdbo_engine.algorithms import get_algorithm  # noqa: E402
+from hdbo_engine import get_algorithm  # noqa: E402
 from hdbo_engine.algorithms.goucb import GOUCB, _LowRankBall  # noqa: E402
 from hdbo_engine.space import Categorical, Integer, Real, Space  # noqa: E402
 

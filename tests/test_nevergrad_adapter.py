@@ -13,7 +13,7 @@ from nevergrad.common import errors as ng_errors
 from scipy.stats import norm
 
 import hdbo_adapters.nevergrad as H
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 from hdbo_engine.base import minimize
 
 REGISTERED = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}

@@ -21,7 +21,7 @@ from hdbo_adapters.optuna import (
     MSUCBSampler,
     _jsonable,
 )
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 from hdbo_engine.space import Real, Space
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -367,7 +367,7 @@ def test_a_stale_or_own_ask_mark_does_not_block():
 def test_run_optuna_refuses_a_mismatched_study(tmp_path):
     import argparse
 
-    from hdbo_adapters.optuna_run import run_optuna
+    from hdbo_cli.optuna_run import run_optuna
 
     args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=3, seed=0,
                               out=str(tmp_path), storage=str(tmp_path / "j.log"),
@@ -445,7 +445,7 @@ def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
 def test_a_trial_that_dies_mid_ask_gets_a_heartbeat_and_goes_stale(tmp_path):
     import time
 
-    from hdbo_adapters.optuna_run import make_storage
+    from hdbo_cli.optuna_run import make_storage
 
     storage = make_storage(f"sqlite:///{tmp_path / 'hb.db'}", heartbeat=1)
     optuna.create_study(study_name="hb", storage=storage).optimize(quadratic, n_trials=1)

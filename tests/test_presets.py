@@ -9,7 +9,7 @@ import pytest
 from hdbo_adapters import nevergrad as ng_adapter
 from hdbo_adapters import optuna as optuna_adapter
 from hdbo_adapters import skopt as skopt_adapter
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_engine import get_algorithm
 
 ALGOS = {"msucb": "MSUCB", "cobbo": "CobBO", "goucb": "GOUCB", "bkb": "BKB"}
 PRESETS = ["practical", "paper"]

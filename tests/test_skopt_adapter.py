@@ -12,8 +12,8 @@ from skopt.benchmarks import branin
 from skopt.space import Categorical, Integer, Real
 
 from hdbo_adapters import skopt as adapter
+from hdbo_engine import available, get_algorithm
 from hdbo_engine import space as es
-from hdbo_engine.algorithms import available, get_algorithm
 
 matplotlib.use("Agg")
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 
 _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nevergrad_benchmark.py"
 ENGINE_NAME = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}

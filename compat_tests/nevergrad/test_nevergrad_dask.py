@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import hdbo_adapters.nevergrad  # noqa: F401  (registers the optimizers)
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 
 distributed = pytest.importorskip("distributed", reason="pip install -e '.[dask]'")
 

@@ -37,7 +37,7 @@ from nevergrad.common import testing
 from nevergrad.optimization.test_optimizerlib import Fitness, buggy_function, check_optimizer
 
 import hdbo_adapters.nevergrad as H
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 
 ENGINE_NAME = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}
 PRESENT = set(available())

@@ -13,8 +13,8 @@ from optuna.samplers import RandomSampler
 from optuna.trial import FrozenTrial
 
 from hdbo_adapters.optuna import BKBSampler, CobBOSampler, GOUCBSampler, HDBOSampler, MSUCBSampler
-from hdbo_adapters.optuna_run import make_storage
-from hdbo_engine.algorithms import get_algorithm
+from hdbo_cli.optuna_run import make_storage
+from hdbo_engine import get_algorithm
 
 NAMED: dict[str, type[HDBOSampler]] = {
     "msucb": MSUCBSampler,

@@ -39,7 +39,7 @@ KNOWN_SHORTFALL = {
            " puts 40-50% of the coordinates of its proposals on the box boundary (spheres, D=20"
            " and 40, 4 seeds). Measured 2026-11-22 at the default size: mean normalised best"
            " 0.628 vs random's 0.654, a pass decided by one of the four problems (f2, D=20)."
-           " BKB's finite-arm mode learns (benchmarks/bkb_bench.py arms)",
+           " BKB's finite-arm mode learns (hdbo reproduce bkb-cost)",
 }
 
 

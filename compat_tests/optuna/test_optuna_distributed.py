@@ -15,9 +15,9 @@ from _optuna_samplers import check_no_duplicates, run_argv, study_worker
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
-from hdbo_adapters.cli import main
 from hdbo_adapters.optuna import ATTR_PROPOSAL
-from hdbo_adapters.optuna_run import make_storage
+from hdbo_cli.cli import main
+from hdbo_cli.optuna_run import make_storage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def _run_and_kill(argv: list[str], storage: str | optuna.storages.BaseStorage, s
     test's reads to create the schema. Returns the study."""
     study = optuna.create_study(study_name=study_name, storage=storage)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "hdbo_adapters.cli", *argv], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "hdbo_cli", *argv], env=env,
                             start_new_session=True)
     deadline = time.time() + 600
     while time.time() < deadline and proc.poll() is None and (

@@ -20,8 +20,8 @@ import pytest
 from _optuna_samplers import check_no_duplicates, run_argv, sampler_params, study_worker
 from optuna.trial import TrialState
 
-from hdbo_adapters.cli import main
 from hdbo_adapters.optuna import ATTR_PROPOSAL
+from hdbo_cli.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,7 +60,7 @@ def test_the_same_command_on_two_machines_shares_the_budget(tmp_path, postgres_u
     """Two ``hdbo run`` processes at once (two "machines") on one study, budget 16."""
     optuna.create_study(study_name="two", storage=postgres_url)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    procs = [subprocess.Popen([sys.executable, "-m", "hdbo_adapters.cli",
+    procs = [subprocess.Popen([sys.executable, "-m", "hdbo_cli",
                                *run_argv(tmp_path / f"m{m}", postgres_url, 2, 16,
                                          study_name="two")], env=env)
              for m in range(2)]

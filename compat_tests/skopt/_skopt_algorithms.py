@@ -6,7 +6,7 @@ from collections.abc import Collection
 
 import pytest
 
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 
 ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
 

@@ -1,6 +1,6 @@
 """``hdbo bench``: our algorithms against the optimizers users would pick instead.
 
-A *suite* (TOML, committed under ``hdbo_adapters/suites/`` or given as a path)
+A *suite* (TOML, committed under ``hdbo_cli/suites/`` or given as a path)
 lists groups of cells; a cell is one (problem, dimension, budget, method,
 seed). Every method optimises the same problem on the unit cube with the same
 budget and seeds, through its own library's ask/tell interface:
@@ -221,7 +221,7 @@ AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray,
 
 
 def _engine(name: str, dim: int, budget: int, seed: int) -> AskTell:
-    from hdbo_engine.algorithms import get_algorithm
+    from hdbo_engine import get_algorithm
 
     base, paper = name.removesuffix("-paper"), name.endswith("-paper")
     opt = get_algorithm(base)(dim, seed=seed, budget=budget,

@@ -37,7 +37,7 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   through ``study.optimize(..., n_trials=1)`` (which runs the heartbeat).
 * **Progress**: unless ``args.quiet``, a progress bar counts the run's
   completed trials (resumed ones included) and shows the best value so far.
-* **Output**: the files of the engine frontend (:func:`hdbo_adapters.runs.write_run`):
+* **Output**: the files of the engine frontend (:func:`hdbo_cli.runs.write_run`):
   ``OUT/trajectory.csv`` (COMPLETE trials in number order: value, best so far,
   sampler time), ``OUT/summary.json`` and ``OUT/convergence.png``.
 """
@@ -127,9 +127,8 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
     """
     import optuna
 
+    from hdbo_adapters.optuna import HDBOSampler
     from hdbo_engine.problems import make_problem
-
-    from .optuna import HDBOSampler
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     prob = make_problem(problem, dim)
@@ -168,7 +167,7 @@ def run_optuna(args: argparse.Namespace) -> int:
     """
     import optuna
 
-    from hdbo_engine.algorithms import get_algorithm
+    from hdbo_engine import get_algorithm
     from hdbo_engine.problems import make_problem
 
     get_algorithm(args.algo)  # unknown or missing algorithms fail here, before any worker

@@ -1,4 +1,4 @@
-"""The ``hdbo`` command: run, demo, bench, report and plot.
+"""The ``hdbo`` command: run, demo, bench, report, plot and reproduce.
 
 ``hdbo run --algo cobbo --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
 writes ``DIR/trajectory.csv`` (one row per evaluation: value, best so far,
@@ -6,8 +6,10 @@ ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
 ``hdbo demo`` compares CobBO with Optuna's TPE and random search in one figure.
 
 ``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
-libraries (:mod:`hdbo_adapters.bench`), resumably; ``hdbo report DIR`` writes
+libraries (:mod:`hdbo_cli.bench`), resumably; ``hdbo report DIR`` writes
 its tables as Markdown and ``hdbo plot DIR`` its convergence and time plots.
+``hdbo reproduce NAME`` runs one paper's headline experiment
+(:mod:`hdbo_cli.reproduce`; ``--list`` names them) and writes its JSON and PNG.
 
 A mistake in the command line (a bad value, a problem that needs a larger
 ``--dim``, a folder that cannot be created) is reported as one line on stderr
@@ -29,7 +31,7 @@ from typing import NoReturn
 import numpy as np
 from tqdm.auto import tqdm
 
-from hdbo_engine.algorithms import available
+from hdbo_engine import available
 from hdbo_engine.problems import make_problem, problem_names
 
 from .bench import suite_names
@@ -141,7 +143,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench import load_suite, run_suite
-    from .bench_report import markdown_report
+    from .report import markdown_report
 
     with _user_errors():  # cells run in worker processes: only argument errors surface here
         suite = load_suite(args.suite)
@@ -167,7 +169,7 @@ def _bench_dirs(dirs: list[str]) -> list[Path]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .bench_report import markdown_report
+    from .report import markdown_report
 
     dirs = _bench_dirs(args.dirs)
     target = Path(args.output) if args.output else dirs[0] / "report.md"
@@ -188,12 +190,29 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from .bench_report import plot_results
+    from .report import plot_results
 
     (path,) = _bench_dirs([args.dir])
     plot_dir = _make_dir(Path(args.out_dir) if args.out_dir else path / "plots", "--out-dir")
     for figure in plot_results(path, plot_dir):
         print(figure)
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import REPRODUCTIONS, run_reproduction
+
+    if args.list:
+        for entry in REPRODUCTIONS.values():
+            print(f"{entry.name:<15} {entry.paper}: {entry.claim}")
+        return 0
+    if args.name not in REPRODUCTIONS:
+        shown = "missing" if args.name is None else f"unknown name {args.name!r}"
+        raise UsageError(f"NAME: {shown}; expected one of {', '.join(REPRODUCTIONS)} "
+                         "(or --list)")
+    out = _make_dir(Path(args.out), "--out")
+    json_path, png_path = run_reproduction(args.name, args.quick, out)
+    print(f"{args.name}: {json_path} {png_path}")
     return 0
 
 
@@ -232,7 +251,7 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``hdbo`` argument parser with its five subcommands."""
+    """The ``hdbo`` argument parser with its six subcommands."""
     positive, non_negative = _int_at_least(1), _int_at_least(0)
     parser = _Parser(prog="hdbo", description=__doc__, formatter_class=_HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -312,6 +331,16 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("dir", metavar="DIR", help="an `hdbo bench` output folder")
     plot.add_argument("--out-dir", default=None, help="folder for the PNGs (default: DIR/plots)")
     plot.set_defaults(func=_cmd_plot)
+
+    reproduce = command("reproduce", "one paper's headline experiment with the paper presets: "
+                                     "NAME.json (its numbers) and NAME.png in --out")
+    reproduce.add_argument("name", nargs="?", metavar="NAME",
+                           help="the experiment (see --list)")
+    reproduce.add_argument("--list", action="store_true", help="list the experiments and exit")
+    reproduce.add_argument("--quick", action="store_true",
+                           help="a reduced version (fewer iterations and seeds, under a minute)")
+    reproduce.add_argument("--out", default="hdbo_runs/reproduce", help="output folder")
+    reproduce.set_defaults(func=_cmd_reproduce)
     return parser
 
 
