@@ -3,7 +3,7 @@
 ``hdbo run --algo cobbo --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
 writes ``DIR/trajectory.csv`` (one row per evaluation: value, best so far,
 ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
-``hdbo demo`` compares CobBO with Optuna's TPE and random search in one figure.
+``hdbo demo`` compares BKB with Optuna's TPE and random search in one figure.
 
 ``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
 libraries (:mod:`hdbo_cli.bench`), resumably; ``hdbo report DIR`` writes
@@ -38,7 +38,7 @@ from .bench import suite_names
 from .runs import plot_comparison, run_method, write_run
 
 DEMO_PROBLEM, DEMO_DIM = "hartmann6", 50
-DEMO_METHODS = ("cobbo", "optuna-tpe", "random")
+DEMO_METHODS = ("bkb", "optuna-tpe", "random")
 
 
 class UsageError(Exception):
@@ -114,7 +114,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print("optuna not installed (pip install 'hdbo[optuna]'): no TPE in this demo")
     seeds = list(range(args.seeds))
     f_min = make_problem(DEMO_PROBLEM, DEMO_DIM).f_min
-    print(f"hdbo demo: CobBO vs Optuna TPE (multivariate) vs random search on Hartmann6 "
+    print(f"hdbo demo: BKB vs Optuna TPE (multivariate) vs random search on Hartmann6 "
           f"embedded in {DEMO_DIM}-D (6 effective coordinates, minimum {f_min:.4f} away from "
           f"the box centre), {args.budget} evaluations, seeds {seeds[0]}-{seeds[-1]}")
     print(f"\n{'method':<11} {'median best [IQR]':>28} {'CPU ms/eval':>12} {'CPU s':>6}")
@@ -289,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
 
-    demo = command("demo", f"CobBO vs Optuna TPE vs random search on Hartmann6 embedded in "
+    demo = command("demo", f"BKB vs Optuna TPE vs random search on Hartmann6 embedded in "
                            f"{DEMO_DIM}-D: a table and one figure (demo.png)")
     demo.add_argument("--budget", type=positive, default=120,
                       help="evaluations per run")
