@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -29,11 +28,8 @@ def test_a_bad_name_is_one_line_naming_the_argument(
 
 
 def _quick(name: str, tmp_path: Path) -> dict:
-    """Run ``name --quick``: under a minute of this process's CPU time (wall time on an idle
-    core; the CPU clock keeps other load on a shared machine out of the check)."""
-    start = time.process_time()
+    """Run ``name --quick`` (8-10 CPU s each when measured; run time is not asserted here)."""
     assert main(["reproduce", name, "--quick", "--out", str(tmp_path)]) == 0
-    assert time.process_time() - start < 60
     assert (tmp_path / f"{name}.png").stat().st_size > 10_000
     numbers = json.loads((tmp_path / f"{name}.json").read_text())
     assert numbers["name"] == name and numbers["quick"] is True

@@ -41,7 +41,8 @@ What is implemented (Sec. 3.1, Fig. 1)
   un-sketched value, ``sum_s sigma~_t^2(x_s)`` jumps by ``c`` times that and so
   does ``beta~_t``; late in a run (c in the hundreds) one such step sends UCB
   to a far arm, which raises the sum for good, and the run can tip into pure
-  exploration (``bkb_bench.py arms --resample pull --seed 1`` and ``2``:
+  exploration (the since-retired ``benchmarks/bkb_bench.py arms --resample pull
+  --seed 1`` and ``2``, in git history before ``hdbo reproduce``:
   186 and 291 distinct arms by T = 1000 and cumulative regret 443 and 728,
   against exact GP-UCB's 35 and 33 arms and 59 and 187; with the default
   rule BKB matches exact GP-UCB on both seeds). With one draw
@@ -181,7 +182,7 @@ Choices the paper leaves open (documented defaults)
   ~ 1e-2 an evaluated arm that no other evaluated arm predicts well has
   total leverage ``c sigma~^2 ~ 1`` and stays in ``S_t`` surely, so ``m_t``
   is close to the number of distinct arms pulled (``d_eff`` is); on 2000
-  random arms in 8-D (``benchmarks/bkb_bench.py arms``) BKB then keeps every
+  random arms in 8-D (the retired ``benchmarks/bkb_bench.py arms``) BKB then keeps every
   pulled arm and makes exactly exact GP-UCB's choices.
 * **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
   multiplies the GP-scale standard deviation by
@@ -213,7 +214,7 @@ Choices the paper leaves open (documented defaults)
   ``beta~_t / sqrt(lambda)`` (posterior sds of f) grows only through
   ``log(kappa^2 t)`` (and the refits). 50 is about ``S_t`` after the first few hundred steps
   here (40-50 at t = 100-500 uncapped), i.e. 3.5-4 posterior sds. Measured with
-  ``bkb_bench.py continuous --dim 20 --T 5000`` (Hartmann6 embedded in
+  the retired ``bkb_bench.py continuous --dim 20 --T 5000`` (Hartmann6 embedded in
   20-D, seed 0; ``--sum-cap inf`` for the paper's sum):
 
   =====================  =====  =====  =====  =====  =========

@@ -41,7 +41,7 @@ from the incumbent, the refitted network follows the told values
 (correlation 0.99, held-out 0.35) and the best value falls to 6.7 after 500
 evaluations (NGOpt 5.70, Nevergrad CMA 8.49, Optuna TPE 11.96, random 13.7).
 Confirmation on the hd suite (seeds 0 / 1, 500 evaluations, ``python -m
-hdbo_adapters.cli bench`` with a suite of these cells, ``--jobs 1``; peers:
+hdbo_cli bench`` with a suite of these cells, ``--jobs 1``; peers:
 seed-0 cells of the hd run): ``shifted_levy`` 84.0 / 97.6 (Nevergrad CMA
 71.0, NGOpt 91.4, TPE 365, random 629); ``rotated_rosenbrock`` 1.66e5 /
 2.47e5 (NGOpt 1.29e4, CMA 2.5e5, TPE 2.4e6, random 1.2e7);
@@ -52,7 +52,7 @@ Optimizer CPU time 25-41 s per 500-evaluation cell, i.e. 0.05-0.08 s per
 ask at D = 60-100 on a heavily loaded machine (the paper preset's asks:
 0.15-0.35 s).
 
-Single-seed variants on that problem (``python benchmarks/goucb_bench.py
+Single-seed variants on that problem (the since-retired ``python benchmarks/goucb_bench.py
 variants --problem shifted_ackley --seeds 0 OPTIONS``), measured while the
 refits had a weight decay ``c ||w||^2`` (an option since removed): c = 1e-2 /
 1e-3 / 1e-4 / 1e-5 / 0 gave 11.3 / 9.4 / 7.1 / 6.8 / 6.7, so the oracle
@@ -138,7 +138,7 @@ Algorithm 1, as implemented
     linearised maximiser ``u``. The paper uses plain gradient ascent,
     2000 steps at 1e-4.
 
-  ``"linearized"`` was picked by measurement (``benchmarks/goucb_bench.py
+  ``"linearized"`` was picked by measurement (the retired ``benchmarks/goucb_bench.py
   acquisition --seeds 3``, Sec. 6.1's 20-D problems, cumulative regret mean
   over 3 seeds): f1 175 (linearized) vs 338 (joint); Styblinski-Tang 196853
   vs 195996 and Rastrigin 34160 vs 34506, equal within the error bars; the
