@@ -87,3 +87,13 @@ class TrustRegion:
         """
         half = 0.5 * self.length * (np.ones(self.dim) if weights is None else weights)
         return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def perturbation_candidates(centre: np.ndarray, lower: np.ndarray, upper: np.ndarray, n: int,
+                            rng: np.random.Generator) -> np.ndarray:
+    """TuRBO's candidate set: ``n`` copies of ``centre``, each coordinate redrawn uniformly in
+    ``[lower, upper]`` with probability ``min(1, 20 / D)`` and at least one per candidate."""
+    dim = len(centre)
+    mask = rng.random((n, dim)) < min(1.0, 20.0 / dim)
+    mask[np.arange(n), rng.integers(0, dim, n)] = True
+    return np.where(mask, lower + (upper - lower) * rng.random((n, dim)), centre)

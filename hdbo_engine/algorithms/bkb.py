@@ -278,7 +278,7 @@ from ..base import FROM_PRESET, Optimizer, Proposal, impute_failures, is_int
 from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
-from ..trust_region import TrustRegion
+from ..trust_region import TrustRegion, perturbation_candidates
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 
@@ -842,9 +842,7 @@ class BKB(Optimizer):
         probability min(1, 20 / D), at least one per candidate (TuRBO's candidates)."""
         c, D = self.n_candidates, self.dim
         if self.candidates == "perturb":
-            mask = rng.random((c, D)) < min(1.0, 20.0 / D)
-            mask[np.arange(c), rng.integers(D, size=c)] = True
-            return np.where(mask, lo + rng.random((c, D)) * (hi - lo), X[int(np.argmin(y))])
+            return perturbation_candidates(X[int(np.argmin(y))], lo, hi, c, rng)
         n_sobol = 2 ** int(math.log2(c / 2)) if c >= 4 else 1
         n_local = c - n_sobol
         width = hi - lo

@@ -183,7 +183,7 @@ import numpy as np
 from ..base import FROM_PRESET, Optimizer, impute_failures
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
-from ..trust_region import TrustRegion
+from ..trust_region import TrustRegion, perturbation_candidates
 
 __all__ = ["GOUCB", "DEFAULT_HORIZON", "default_model"]
 
@@ -734,11 +734,7 @@ class GOUCB(Optimizer):
         c = self.n_candidates
         incumbent = self.best[0] if self.best is not None else rng.random(self.dim)
         if self.trust_region is not None:
-            # TuRBO's candidates: each coordinate redrawn with probability min(1, 20 / D)
-            mask = rng.random((c, self.dim)) < min(1.0, 20.0 / self.dim)
-            mask[np.arange(c), rng.integers(0, self.dim, c)] = True
-            fresh = lower + (upper - lower) * rng.random((c, self.dim))
-            return np.where(mask, fresh, incumbent)
+            return perturbation_candidates(incumbent, lower, upper, c, rng)
         n_local = c // 4
         local = np.clip(incumbent + rng.normal(0.0, 0.1, (n_local, self.dim)), 0.0, 1.0)
         return np.vstack([incumbent[None], local, rng.random((c - 1 - n_local, self.dim))])
