@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from hdbo_engine import GOUCB, GPUCB
+from hdbo_engine.problems import rastrigin, styblinski_tang
 
 from . import Objective, figure, run_loop
 
@@ -31,21 +32,11 @@ def f1(X: np.ndarray) -> np.ndarray:
     return -(25.0 / (1.0 + np.exp(-(X.sum(1) + 1.0))) + 1.0)
 
 
-def f2(X: np.ndarray) -> np.ndarray:
-    """Styblinski-Tang, 0.5 sum(x^4 - 16 x^2 + 5 x) (minus the paper's f2)."""
-    return 0.5 * (X**4 - 16 * X**2 + 5 * X).sum(1)
-
-
-def f3(X: np.ndarray) -> np.ndarray:
-    """Rastrigin, 10 D + sum(x^2 - 10 cos(2 pi x)) (minus the paper's f3)."""
-    return 10.0 * X.shape[1] + (X**2 - 10.0 * np.cos(2 * np.pi * X)).sum(1)
-
-
 # name: (function, minimum on [-5, 5]^20, n, T)
 PROBLEMS: dict[str, tuple[Objective, float, int, int]] = {
     "f1 (realizable)": (f1, -(25.0 / (1.0 + np.exp(-(HIGH * DIM + 1.0))) + 1.0), 5, 25),
-    "f2 Styblinski-Tang": (f2, -39.16616570377142 * DIM, 8, 64),
-    "f3 Rastrigin": (f3, 0.0, 8, 64),
+    "f2 Styblinski-Tang": (styblinski_tang, -39.16616570377142 * DIM, 8, 64),  # minus the paper's f2
+    "f3 Rastrigin": (rastrigin, 0.0, 8, 64),  # minus the paper's f3
 }
 
 
