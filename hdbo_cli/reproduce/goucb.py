@@ -32,11 +32,11 @@ def f1(X: np.ndarray) -> np.ndarray:
     return -(25.0 / (1.0 + np.exp(-(X.sum(1) + 1.0))) + 1.0)
 
 
-# name: (function, minimum on [-5, 5]^20, n, T)
+# name: (function, minimum on [-5, 5]^20, n, T); f2 and f3 are minus the paper's
 PROBLEMS: dict[str, tuple[Objective, float, int, int]] = {
     "f1 (realizable)": (f1, -(25.0 / (1.0 + np.exp(-(HIGH * DIM + 1.0))) + 1.0), 5, 25),
-    "f2 Styblinski-Tang": (styblinski_tang, -39.16616570377142 * DIM, 8, 64),  # minus the paper's f2
-    "f3 Rastrigin": (rastrigin, 0.0, 8, 64),  # minus the paper's f3
+    "f2 Styblinski-Tang": (styblinski_tang, -39.16616570377142 * DIM, 8, 64),
+    "f3 Rastrigin": (rastrigin, 0.0, 8, 64),
 }
 
 
