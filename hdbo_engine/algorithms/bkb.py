@@ -141,6 +141,42 @@ Choices the paper leaves open (documented defaults)
   197 -> 93.4 / 149.5, f2 3.15e5 / 1.54e6 -> 1.91e5 / 8.77e5, f8 1.04e4 /
   7.60e4 -> 2.79e3 / 4.83e4, f15 1285 / 2200 -> 1342 / 2019: better on 7
   of 8 groups.
+* **Tried on ``hd`` and not kept (session 9)**, seeds 0 / 1, 300
+  evaluations, same probe, final best of the default against each variant.
+  A trace of the default on ``shifted_ackley`` seed 1 shows why variants of
+  the region's rule were worth a look: the side falls from 0.8 to 0.05 by
+  evaluation 70 and never grows again (three successes *in a row* are rare
+  at D = 100), steps are then 0.01-0.02 per changed coordinate, and each
+  collapse restarts at 0.8 and spends about 60 evaluations shrinking.
+
+  Order: shifted Ackley, shifted Levy, shifted Styblinski-Tang, rotated
+  Rosenbrock, rotated Rastrigin, rover ("-": not run).
+
+  - default: 9.47/10.38, 153.6/169.9, -2356/-1413, 9.83e5/4.53e5,
+    1731/1939, 2.03/2.35
+  - ``success_tol=2``: 9.00/10.65, 127.7/150.3, -2265/-1513,
+    6.21e5/4.85e5, 1785/1977, 4.43/3.09
+  - 1/5 success rule: 9.31/9.14, 116.9/204.6, -2064/-2053, 8.12e5/5.23e5,
+    1683/1815, 5.16/5.63
+  - log warp: 10.75/10.63, 119.5/188.3, -2004/-1206, 5.22e5/4.53e5,
+    1573/1705, 6.80/-
+  - Yeo-Johnson warp: 10.95/10.70, 133.6/182.9, -2222/-2087, 8.40e5/5.27e5,
+    1670/1932, 1.05/-
+  - rank warp: 9.73/9.44, 192.1/222.4, -1650/-738, 7.96e5/1.20e6,
+    1706/1823, 5.57/-
+
+  The 1/5 rule multiplies the side by ``2^(4 / failure_tol)`` on each
+  success and ``2^(-1 / failure_tol)`` on each failure (equilibrium at one
+  success in five, as in Rechenberg's rule); the warps transform the model's
+  targets after failure imputation (log of the gap above the best, the
+  Yeo-Johnson power transform of HEBO, a Gaussian copula of the ranks). Each
+  variant is better on both seeds of at most two of the six problems and
+  worse on both seeds of one to three (``success_tol=2`` and the 1/5 rule
+  lose ``rover`` on both, the task the region's rule was first measured on);
+  the spread between two seeds of one variant is as large as the differences. Probe scripts: an
+  ask/tell loop over ``hdbo_cli.bench.make_bench_problem`` with the
+  region's ``success_tol`` set, its ``observe`` replaced, or
+  ``base.impute_failures`` wrapped.
 * **Kernel**: Matern-5/2 ARD (``kernel_type="matern52"``, default) or Gaussian
   ARD (``kernel_type="rbf"``, ``k = s2 exp(-r^2 / 2)``), both from
   :mod:`hdbo_engine.gp`. BKB assumes a fixed kernel; here hyperparameters are
