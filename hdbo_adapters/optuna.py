@@ -106,7 +106,11 @@ Parallel and distributed use
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
-  history, :meth:`HDBOSampler.reseed_rng`).
+  history, :meth:`HDBOSampler.reseed_rng`). A rebuild (every new process
+  pays one) costs about one ask: the algorithms record their fits in the
+  proposal metas stored in ``hdbo:proposal`` and start from the latest one
+  of the study's history (each algorithm's docstring;
+  ``benchmarks/results/parallel.md``).
 * ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
   independent sampler and draws a new engine seed.
 
