@@ -26,17 +26,24 @@ How a study maps onto the engine
 
   Returned values are plain Python ``float``/``int``/the choice object, on
   the grid and inside ``[low, high]``, so Optuna always accepts them.
-  Parameters outside the relative space (the first trial, conditional or
-  dynamic parameters) come from ``independent_sampler``
-  (:class:`optuna.samplers.RandomSampler` with the same seed by default).
+  Parameters outside the relative space (the first trials, conditional or
+  dynamic parameters) come from ``independent_sampler``; the default,
+  :class:`TrialSeededRandomSampler`, draws uniformly from a generator seeded
+  by (seed, trial number, parameter name), so workers sharing a seed draw
+  different first trials (Optuna's ``RandomSampler(seed)`` would give every
+  worker the same ones).
 * **History.** The engine minimises; ``maximize`` studies are negated.
-  COMPLETE trials are told with their value (``inf``/``-inf`` count as failed
-  evaluations under the engine's rule: imputed as the worst value seen, never
-  best; Optuna itself turns NaN into FAIL). PRUNED trials are told as failed
-  evaluations (value NaN): the configuration was stopped for looking bad, and
-  its last intermediate value is not comparable to final values, so the model
-  is steered away from it without a made-up number. FAIL trials are ignored
-  (an error says nothing about the objective). A finished trial counts only
+  COMPLETE trials are told with their value (the engine's rule: a value of
+  ``inf`` counts as a failed evaluation, imputed as the worst value seen and
+  never best; Optuna itself turns NaN into FAIL). A value infinitely *good*
+  (``-inf`` minimising, ``inf`` maximising) is refused by the engine (no
+  surrogate can model it) but a study cannot refuse a finished trial, so it is
+  told as a failed evaluation too, with a ``UserWarning`` naming the trial.
+  PRUNED trials are told as failed evaluations (value NaN): the configuration
+  was stopped for looking bad, and its last intermediate value is not
+  comparable to final values, so the model is steered away from it without
+  a made-up number. FAIL trials are ignored (an error says nothing about the
+  objective). A finished trial counts only
   if it has a value inside every distribution of the space. It is told at the
   point the sampler proposed for it when its parameters equal that proposal
   (with the proposal's metadata), otherwise at the encoding of its actual
@@ -85,17 +92,25 @@ Parallel and distributed use
   (``study.tell(number, state=TrialState.FAIL)``). So does, even with a
   heartbeat, a trial whose worker died in the instant between the trial's
   creation and its first heartbeat: Optuna never sees it as stale.
-* A RUNNING trial whose point is still unknown after that (created but not
-  yet marked, or sampled only by the independent sampler so far) cannot be a
-  pending point; then the ask generator is salted with the trial number
-  (``Optimizer.ask(salt=...)``) so that two processes that see the same state
-  still draw different random numbers. Just before storing its proposal an
+* Whenever another trial is RUNNING (a pending point, or one whose point is
+  still unknown: created but not yet marked, or sampled only by the
+  independent sampler so far), the ask generator is salted with the trial
+  number (``Optimizer.ask(salt=...)``), so two processes that see the same
+  state still draw different random numbers. A trial asked with no other
+  trial running (a sequential study) is not salted: its proposal is the
+  engine's plain next proposal. Either way the proposal is a pure function
+  of (seed, history, pending points, trial number), so a rebuilt sampler
+  makes it again. Just before storing its proposal an
   ask re-reads the RUNNING trials and asks again (with them pending) if one
   of them has meanwhile stored the very same point.
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
-  history, :meth:`HDBOSampler.reseed_rng`).
+  history, :meth:`HDBOSampler.reseed_rng`). A rebuild (every new process
+  pays one) costs about one ask: the algorithms record their fits in the
+  proposal metas stored in ``hdbo:proposal`` and start from the latest one
+  of the study's history (each algorithm's docstring;
+  ``benchmarks/results/parallel.md``).
 * ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
   independent sampler and draws a new engine seed.
 
@@ -110,6 +125,8 @@ import math
 import threading
 import time
 import uuid
+import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -134,7 +151,7 @@ from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
 __all__ = [
     "HDBOSampler", "MSUCBSampler", "CobBOSampler", "GOUCBSampler", "BKBSampler",
-    "ATTR_PROPOSAL", "ATTR_ASKING",
+    "ATTR_PROPOSAL", "ATTR_ASKING", "TrialSeededRandomSampler",
 ]
 
 ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key}
@@ -268,7 +285,7 @@ class HDBOSampler(BaseSampler):
     n_startup_trials: the engine's random initial design size ``n_init``
         [None: the algorithm's default].
     independent_sampler: sampler for parameters outside the relative space
-        [``RandomSampler(seed=seed)``].
+        [``TrialSeededRandomSampler(seed)`` with the engine seed: distinct draws per trial].
     **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,
         ``d`` for MS-UCB); checked by the algorithm at the first relative sample.
 
@@ -304,7 +321,7 @@ class HDBOSampler(BaseSampler):
         self.algorithm = algorithm
         self._seed = int(seed) if seed is not None else _fresh_seed()
         self._n_startup_trials = None if n_startup_trials is None else int(n_startup_trials)
-        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._independent_sampler = independent_sampler or TrialSeededRandomSampler(self._seed)
         self._algorithm_kwargs = dict(algorithm_kwargs)
         self._algorithm_cls: type[Optimizer] | None = None
         self._lock = threading.RLock()
@@ -389,7 +406,7 @@ class HDBOSampler(BaseSampler):
                 optimizer = self._optimizer(codec, history)
                 for x, meta in pending:
                     optimizer.add_pending(x, meta)
-                salt = trial.number if unknown else None
+                salt = trial.number if unknown or pending else None
                 (proposal,) = optimizer.ask(salt=salt)
                 proposal = self._recheck(study, trial, codec, optimizer, pending, proposal, salt)
                 x = proposal.x.copy()
@@ -499,6 +516,11 @@ class HDBOSampler(BaseSampler):
         if point is None:
             return None
         y = sign * float(t.value) if t.state == TrialState.COMPLETE else math.nan
+        if y == -math.inf:  # refused by the engine (module docstring, "History")
+            warnings.warn(f"trial {t.number}: value {t.value} is told to the engine as a failed "
+                          "evaluation (an infinitely good value cannot be modelled)",
+                          UserWarning, stacklevel=2)
+            y = math.nan
         return _Entry(t.number, point[0], y, point[1])
 
     def _optimizer(self, codec: _Codec, history: list[_Entry]) -> Optimizer:
@@ -554,6 +576,39 @@ class _AskMark:
     def stop(self) -> None:
         self._stopped.set()
         self._thread.join()
+
+
+class TrialSeededRandomSampler(BaseSampler):
+    """Uniform independent draws seeded by ``(seed, trial number, parameter name)``.
+
+    Trial numbers are unique in a study, so workers that share a seed (on one
+    machine or several) never draw the same first points, and a re-run draws
+    what an uninterrupted run would have. ``reseed_rng`` draws a new seed.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
+        self._seed = _fresh_seed() if seed is None else int(seed)
+
+    def reseed_rng(self) -> None:
+        self._seed = _fresh_seed()
+
+    def infer_relative_search_space(self, study: Study,
+                                    trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        return {}
+
+    def sample_relative(self, study: Study, trial: FrozenTrial,
+                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
+        return {}
+
+    def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        key = (trial.number, zlib.crc32(param_name.encode()))
+        seed = int(np.random.SeedSequence(self._seed, spawn_key=key).generate_state(1)[0])
+        return RandomSampler(seed=seed).sample_independent(study, trial, param_name,
+                                                           param_distribution)
 
 
 def _fresh_seed() -> int:

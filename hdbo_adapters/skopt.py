@@ -38,8 +38,13 @@ Choices, where skopt's own behaviour does not carry over:
   out-of-bounds points and wrong dimensions) and additionally rejects a
   batch whose number of values differs from its number of points. A point
   that was asked is told to the engine with its exact cube coordinates and
-  metadata; other points are encoded (integer values rounded). Non-finite
-  values are accepted and recorded as failed evaluations (engine contract).
+  metadata; other points are encoded (integer values rounded). NaN raises
+  ``ValueError`` before anything is recorded, as in skopt (whose message,
+  "Input y contains NaN", comes from its model fit, after the point was
+  appended); so does ``-inf`` (the engine refuses it). ``+inf`` differs from
+  skopt, which raises "Input y contains infinity" at its next model fit: here
+  it is recorded as a failed evaluation (engine contract), the way to report
+  an evaluation that crashed.
 * **models** are surrogates for skopt's tools (``plot_objective``,
   ``expected_minimum``): :class:`GPSurrogate`, the engine's Matern-5/2 ARD
   GP on skopt's transformed (normalised, one-hot) inputs. As in skopt one is
@@ -51,6 +56,7 @@ Choices, where skopt's own behaviour does not carry over:
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -206,10 +212,17 @@ def _told_value(v: Any) -> float:
     if not isinstance(v, numbers.Real):
         raise ValueError(f"y: expected real numbers, got {v!r}")
     try:
-        return float(v)
+        value = float(v)
     except OverflowError:
         raise ValueError(f"y: expected real numbers, got one too large for float64: "
                          f"{v!r:.40}") from None
+    if math.isnan(value):
+        raise ValueError("y: Input y contains NaN (as skopt.Optimizer raises); report a failed "
+                         "evaluation as inf")
+    if value == -math.inf:
+        raise ValueError("y: -inf cannot be told to a minimiser; clip a value that is "
+                         "unbounded below")
+    return value
 
 
 def _plain(v: Any) -> Any:

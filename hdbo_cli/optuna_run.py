@@ -32,8 +32,9 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   ends with the budget plus at most the trials then in flight. Every worker
   uses the same engine seed (so any of them rebuilds the same optimizer from
   the storage); the first trials, before the engine has a search space, are
-  uniform draws seeded by the trial number (distinct on every machine,
-  reproducible on a re-run). Each worker runs each trial
+  uniform draws seeded by the trial number (the sampler's default
+  ``TrialSeededRandomSampler``: distinct on every machine, reproducible on a
+  re-run). Each worker runs each trial
   through ``study.optimize(..., n_trials=1)`` (which runs the heartbeat).
 * **Progress**: unless ``args.quiet``, a progress bar counts the run's
   completed trials (resumed ones included) and shows the best value so far.
@@ -49,12 +50,10 @@ import multiprocessing as mp
 import sys
 import time
 import warnings
-import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from optuna.samplers import BaseSampler
 from tqdm.auto import tqdm
 
 from .runs import write_run
@@ -91,33 +90,6 @@ def make_storage(url: str, heartbeat: int = 0) -> Any:
         return optuna.storages.RDBStorage(url, **kwargs)
 
 
-class _TrialSeededRandomSampler(BaseSampler):
-    """Uniform independent draws seeded by ``(seed, trial number, parameter name)``.
-
-    Trial numbers are unique in a study, so workers on different machines
-    (which share worker indices) never draw the same first points, and a
-    re-run draws what an uninterrupted run would have.
-    """
-
-    def __init__(self, seed: int) -> None:
-        self._seed = seed
-
-    def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
-        return {}
-
-    def sample_relative(self, study: Any, trial: Any, search_space: Any) -> dict[str, Any]:
-        return {}
-
-    def sample_independent(self, study: Any, trial: Any, param_name: str,
-                           param_distribution: Any) -> Any:
-        from optuna.samplers import RandomSampler
-
-        key = (trial.number, zlib.crc32(param_name.encode()))
-        seed = int(np.random.SeedSequence(self._seed, spawn_key=key).generate_state(1)[0])
-        return RandomSampler(seed=seed).sample_independent(study, trial, param_name,
-                                                           param_distribution)
-
-
 def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, dim: int,
             budget: int, seed: int, worker: int, claimed: Any, remaining: int, done: Any,
             best: Any) -> None:
@@ -132,8 +104,7 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     prob = make_problem(problem, dim)
-    sampler = HDBOSampler(algo, seed=seed, budget=budget,
-                          independent_sampler=_TrialSeededRandomSampler(seed))
+    sampler = HDBOSampler(algo, seed=seed, budget=budget)
     study = optuna.load_study(study_name=study_name, storage=make_storage(url, heartbeat),
                               sampler=sampler)
     t0 = 0.0

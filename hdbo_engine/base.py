@@ -12,10 +12,14 @@ Contract (DESIGN.md, "Conventions")
 * ``tell(x, y, meta=None)`` records one point or many. A told point equal to
   a pending one clears it and inherits its ``meta``. Points told without an
   ask are accepted.
-* **Non-finite values** (NaN, +-inf) are recorded as failed evaluations: they
-  stay in the history (and count toward ``n_told``), never become ``best``,
-  and enter the surrogate as the worst finite value seen up to them, so the
-  model steers away from the region instead of forgetting it.
+* ``y`` must be real numbers (a string, None or a complex number is a
+  ``TypeError`` naming ``y``). **NaN and +inf** are recorded as failed
+  evaluations: they stay in the history (and count toward ``n_told``), never
+  become ``best``, and enter the surrogate as the worst finite value seen up to
+  them, so the model steers away from the region instead of forgetting it.
+  **-inf** is a ``ValueError`` naming ``y``: to a minimiser it would be the
+  best possible value, which no surrogate can model, and recording it as a
+  failure would hide the very point the user is looking for.
 * **Randomness**: each ask draws from a generator seeded by
   ``(seed, n_told, n_pending)``. Proposals are therefore a pure function of
   the constructor arguments, the told history (with metas, in order) and the
@@ -56,6 +60,22 @@ default] is what measured best on the ``hd`` suite. Options left unset take
 the preset's value; an option given explicitly always wins, so
 ``MSUCB(D, preset="paper", N0=4)`` is the paper's configuration with four
 subspaces per step. ``n_init`` and ``init_centre`` follow the preset too.
+
+Large batches
+-------------
+``ask(n)`` takes at most ``batch_model_limit`` [16] model-based points from
+the algorithm's own rule for several points (kriging believer or the
+algorithm's equivalent: one model, each proposal conditioned on the ones
+before it, whose cost grows faster than linearly in n). The other points of
+a larger batch are *fillers*, drawn at a cost linear in n: the j-th is the
+(j mod k)-th model point (k = the model points of this ask) plus a Gaussian
+step of standard deviation 0.1 times the side of the search box in every
+coordinate, clipped to the box (the trust region around the best point when
+the algorithm has one, else the cube), made distinct like every proposal;
+its meta is ``{"batch_fill": True, "near": j mod k}``. So a large batch
+explores the neighbourhoods of the model's choices. Initial-design points
+are uniform draws at any n. Measured: ``python benchmarks/parallel_bench.py``
+(``benchmarks/results/parallel.md``).
 
 Trust region
 ------------
@@ -168,10 +188,17 @@ class Optimizer(ABC):
     preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
         "Presets"); ``n_init`` and ``init_centre`` left at ``None`` take the
         preset's values where it sets them.
+
+    Class attributes (set on an instance to change them): ``batch_model_limit``
+    [16], the most model-based points per ask (module docstring, "Large
+    batches"); ``enumerate_limit`` [65536], the largest space without Real
+    dimensions whose grid is searched for an unseen point (``_accept``).
     """
 
     name: ClassVar[str] = "base"
     default_n_init: ClassVar[int] = 10
+    enumerate_limit: ClassVar[int] = 65536
+    batch_model_limit: ClassVar[int] = 16
     default_init_centre: ClassVar[bool] = True
     presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}, "paper": {}}
 
@@ -288,10 +315,26 @@ class Optimizer(ABC):
             else:
                 x, meta = rng.random(self.dim), {"init": True}
             out.append(self._accept(x, meta, rng))
-        if n - n_random:
-            for x, meta in self._propose(n - n_random, rng):
+        n_model = n - n_random
+        if n_model:
+            k = min(n_model, self.batch_model_limit)
+            for x, meta in self._propose(k, rng):
                 out.append(self._accept(x, meta, rng))
+            centres = np.array([p.x for p in out[-k:]])
+            lo, hi = self._fill_region()
+            for j in range(n_model - k):
+                step = rng.normal(0.0, 0.1, self.dim) * (hi - lo)
+                x = np.clip(centres[j % k] + step, lo, hi)
+                out.append(self._accept(x, {"batch_fill": True, "near": j % k}, rng))
         return out
+
+    def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
+        """Box of a large batch's filler points: the trust region around the best point, or
+        the cube (module docstring, "Large batches")."""
+        best = self.best
+        if self.trust_region is None or best is None:
+            return np.zeros(self.dim), np.ones(self.dim)
+        return self.trust_region.bounds(best[0])
 
     def _ask_rng(self, n: int, salt: int | None) -> np.random.Generator:
         """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
@@ -319,24 +362,51 @@ class Optimizer(ABC):
     def _accept(self, x: np.ndarray, meta: dict[str, Any], rng: np.random.Generator) -> Proposal:
         """Snap, make distinct from told and pending points, and mark pending.
 
-        A duplicate is moved by a Gaussian step of growing size (1e-3 doubling),
-        and after 12 tries replaced by a uniform draw, so an algorithm that
-        wants to re-sample its incumbent gets the nearest unseen point instead.
+        A duplicate in a space of at most ``enumerate_limit`` [65536] points (no
+        Real dimension) becomes the nearest unseen point of the grid (ties broken
+        at random), so such spaces are enumerated without repeats while unseen
+        points remain. Otherwise it is moved by a Gaussian step of growing size
+        (1e-3 doubling), and after 12 tries replaced by a uniform draw, so an
+        algorithm that wants to re-sample its incumbent gets the nearest unseen
+        point instead.
         """
         x = self.space.snap(x)[0]
+        if self.seen_mask(x[None], tol=1e-12)[0]:
+            meta = {**meta, "duplicate_replaced": True}
+            n_points = self.space.n_points
+            if n_points is not None and n_points <= self.enumerate_limit:
+                x = self._nearest_unseen(x, rng)
+            else:
+                x = self._moved(x, rng)
+        proposal = Proposal(x, meta)
+        self._pending.append(proposal)
+        return proposal
+
+    def _nearest_unseen(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The grid point nearest to ``x`` that is neither told nor pending (x if none is)."""
+        def keys(rows: np.ndarray) -> list[bytes]:
+            return [r.tobytes() for r in np.round(rows, 9) + 0.0]
+
+        grid = self.space.grid()
+        seen = set(keys(np.vstack([self._X, self.pending])))
+        free = grid[[k not in seen for k in keys(grid)]]
+        if not len(free):
+            return x
+        free = free[rng.permutation(len(free))]
+        return free[int(np.argmin(((free - x) ** 2).sum(1)))].copy()
+
+    def _moved(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Gaussian steps of growing size from ``x``, then uniform draws, until unseen."""
         original = x
         for attempt in range(24):
-            if not self.seen_mask(x[None], tol=1e-12)[0]:
-                break
             if attempt < 12:
                 step = rng.normal(0.0, 1e-3 * 2.0**attempt, self.dim)
                 x = self.space.snap(np.clip(original + step, 0.0, 1.0))[0]
             else:
                 x = self.space.snap(rng.random(self.dim))[0]
-            meta = {**meta, "duplicate_replaced": True}
-        proposal = Proposal(x, meta)
-        self._pending.append(proposal)
-        return proposal
+            if not self.seen_mask(x[None], tol=1e-12)[0]:
+                break
+        return x
 
     def add_pending(self, x: np.ndarray, meta: dict[str, Any] | None = None) -> None:
         """Mark a point evaluated elsewhere (e.g. by another worker) as pending."""
@@ -375,6 +445,9 @@ class Optimizer(ABC):
         if Y.ndim != 1 or len(Y) != len(X):
             raise ValueError(f"y: expected {len(X)} value(s) for {len(X)} point(s), "
                              f"got shape {np.shape(y)}")
+        if np.isneginf(Y).any():
+            raise ValueError("y: -inf cannot be told to a minimiser (NaN or +inf records a "
+                             "failed evaluation; clip a value that is unbounded below)")
         if meta is None or isinstance(meta, dict):
             metas: list[dict[str, Any] | None] = [meta] * len(X)
         else:

@@ -228,6 +228,30 @@ class Space:
         cols = [dim.decode(cube[:, self.columns_of(i)]) for i, dim in enumerate(self.dimensions)]
         return [list(r) for r in zip(*cols, strict=True)]
 
+    @property
+    def n_points(self) -> int | None:
+        """How many distinct points the space has, or None when a dimension is Real."""
+        count = 1
+        for dim in self.dimensions:
+            if isinstance(dim, Integer):
+                count *= dim.high - dim.low + 1
+            elif isinstance(dim, Categorical):
+                count *= len(dim.choices)
+            else:
+                return None
+        return count
+
+    def grid(self) -> np.ndarray:
+        """Encodings of every point of a space without Real dimensions, shape (n_points, D)."""
+        if self.n_points is None:
+            raise ValueError("Space.grid: a space with a Real dimension has no finite grid")
+        axes = [[[v] for v in range(d.low, d.high + 1)] if isinstance(d, Integer)
+                else [[c] for c in d.choices] for d in self.dimensions]
+        rows: list[list[Any]] = [[]]
+        for axis in axes:
+            rows = [r + v for r in rows for v in axis]
+        return self.encode(rows)
+
     def snap(self, cube: np.ndarray) -> np.ndarray:
         """Encoding of the values that ``cube`` decodes to (identity on pure Real spaces)."""
         cube = np.clip(np.atleast_2d(np.asarray(cube, dtype=float)), 0.0, 1.0)

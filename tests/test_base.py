@@ -63,6 +63,8 @@ def test_centre_is_snapped_skipped_after_a_warm_start_and_off_for_random_search(
     (np.full(4, np.nan), 1.0, None, ValueError, "finite"),
     ("abc", 1.0, None, TypeError, "array"),
     (np.zeros(4), "bad", None, TypeError, "number"),
+    (np.zeros(4), "1.5", None, TypeError, "y: expected a number"),
+    (np.zeros((2, 4)), [1.0, -np.inf], None, ValueError, "y: -inf"),
     (np.zeros((2, 4)), [1.0, 2.0], [{}], ValueError, "2 dicts"),
     (np.zeros(4), 1.0, [3], TypeError, "dict"),
 ])
@@ -97,7 +99,7 @@ def test_failures_are_recorded_imputed_and_never_best():
     np.testing.assert_array_equal(impute_failures([np.nan, 2.0, np.inf, 1.0, -np.inf]),
                                   [2.0, 2.0, 2.0, 1.0, 2.0])
     opt = RandomSearch(2, seed=0)
-    opt.tell(np.array([[0.1, 0.1], [0.2, 0.2]]), [np.nan, -np.inf])
+    opt.tell(np.array([[0.1, 0.1], [0.2, 0.2]]), [np.nan, np.inf])
     assert opt.best is None and opt.n_told == 2
     assert opt.model_data()[0].shape == (0, 2)
     opt.tell(np.array([0.3, 0.3]), 4.0)
@@ -137,3 +139,19 @@ def test_minimize_decodes_values_and_honours_callback():
     assert stopped.n_evals == 5
     with pytest.raises(ValueError, match="budget"):
         minimize(f, space, budget=0)
+
+
+@pytest.mark.parametrize("name", ["msucb", "cobbo", "goucb", "bkb", "gpucb", "random"])
+def test_finite_space_is_enumerated_without_repeats(name):
+    """12 combinations, 12 asks: every combination once, for every algorithm."""
+    if name == "goucb":
+        pytest.importorskip("torch")
+    space = Space([Categorical(["a", "b", "c"]), Categorical([0, 1, 2, 3])])
+    assert space.n_points == 12 and len({r.tobytes() for r in space.grid()}) == 12
+    opt = get_algorithm(name)(space, seed=0, n_init=3)
+    seen = []
+    for _ in range(12):
+        (p,) = opt.ask()
+        seen.append(tuple(space.decode(p.x)[0]))
+        opt.tell(p.x, float(len(seen) % 5))
+    assert len(set(seen)) == 12

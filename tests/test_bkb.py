@@ -149,7 +149,8 @@ def test_fixed_kernel_output_scale_is_frozen_and_equivariant():
     for _ in range(25):
         (p,) = scaled.ask()
         (q,) = unit.ask()
-        assert p.meta == q.meta  # same arm, same beta~ and m_t
+        same = [{k: v for k, v in m.items() if k != "bkb_state"} for m in (p.meta, q.meta)]
+        assert same[0] == same[1]  # same arm, same beta~ and m_t (the recorded states differ)
         i = p.meta["arm"]
         scaled.tell(p.x, y[i])
         unit.tell(q.x, (y[i] - 50.0) / 10.0)
@@ -337,6 +338,34 @@ def test_rebuild_from_history_gives_same_next_proposal(arms):
     chunked.tell(opt.X[7:], opt.y[7:], opt.metas[7:])
     assert np.array_equal(chunked._dict_idx, opt._dict_idx)
     assert np.array_equal(chunked.ask(2)[0].x, nxt[0].x)
+
+
+def test_rebuild_jumps_to_the_recorded_chain_state(monkeypatch):
+    """Model proposals record the tell chain's state; a rebuild continues from the latest
+    one of its own history (no per-point replay) and proposes what a full replay does."""
+    kwargs = dict(seed=3, n_init=4, n_candidates=128, failure_tol=2)
+    opt = BKB(3, **kwargs)
+    for k in range(14):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(_quadratic(p.x)[0] + 0.01 * np.sin(7 * k)))
+    recorded = [m["bkb_state"]["n"] for m in opt.metas if "bkb_state" in m]
+    assert recorded == list(range(4, 14))  # every model ask, each at its own history
+    nxt = opt.ask()[0].x
+    steps: list[int] = []
+    real = BKB._sketch_at
+    monkeypatch.setattr(BKB, "_sketch_at", lambda self, n: steps.append(n) or real(self, n))
+    rebuilt = BKB.from_history(3, opt.X, opt.y, opt.metas, **kwargs)
+    assert steps == [13]  # jumped to n = 13, advanced the chain by the last point only
+    assert np.array_equal(rebuilt._dict_idx, opt._dict_idx)
+    assert np.array_equal(rebuilt.ask()[0].x, nxt)
+    bare = [{k: v for k, v in m.items() if k != "bkb_state"} for m in opt.metas]
+    forged = [dict(m) for m in opt.metas]
+    forged[-1]["bkb_state"] = {**forged[-1]["bkb_state"], "dictionary": [99]}  # malformed
+    for metas, n_steps in ((bare, 14), (forged, 2)):
+        steps.clear()
+        replayed = BKB.from_history(3, opt.X, opt.y, metas, **kwargs)
+        assert len(steps) == n_steps
+        assert np.array_equal(replayed.ask()[0].x, nxt)
 
 
 @pytest.mark.parametrize("kernel_type", ["matern52", "rbf"])

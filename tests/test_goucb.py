@@ -125,6 +125,30 @@ def test_rebuild_reproduces_next_proposal(preset: str, acquisition: str, restart
         assert pa.meta == pb.meta
 
 
+def test_rebuild_takes_the_recorded_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asks record the Phase I fit once and each refit once; a rebuild fits nothing that is
+    recorded for its own history, and proposes what a full replay (bare metas) does."""
+    kw = dict(seed=5, budget=25, **{**FAST, "refit_every": 3})
+    opt = GOUCB(5, **kw)
+    run(opt, sphere, 14)
+    phase1 = [m["goucb_phase1"]["n"] for m in opt.metas if "goucb_phase1" in m]
+    refits = [m["goucb_refit"]["n"] for m in opt.metas if "goucb_refit" in m]
+    assert len(phase1) == 1 and refits == sorted(set(refits)) and len(refits) >= 2
+    expected = opt.ask()[0].x
+    fits: list[int] = []
+    real = GOUCB._least_squares
+    monkeypatch.setattr(GOUCB, "_least_squares",
+                        lambda self, w, X, *a: fits.append(len(X)) or real(self, w, X, *a))
+    re = GOUCB.from_history(5, opt.X, opt.y, opt.metas, **kw)
+    np.testing.assert_array_equal(re.ask()[0].x, expected)
+    assert all(n > refits[-1] for n in fits)  # only refits after the latest recorded one
+    fits.clear()
+    bare = [{k: v for k, v in m.items() if not k.startswith("goucb_")} for m in opt.metas]
+    replayed = GOUCB.from_history(5, opt.X, opt.y, bare, **kw)
+    np.testing.assert_array_equal(replayed.ask()[0].x, expected)
+    assert len(fits) >= kw["fit_restarts"] + len(refits)
+
+
 def test_presets() -> None:
     """The paper preset is App. D.1's configuration; explicit options override a preset."""
     paper = GOUCB(6, seed=0, budget=100, preset="paper")

@@ -3,6 +3,7 @@ import pytest
 
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
+from hdbo_engine.gp import GP
 from hdbo_engine.problems import make_problem
 
 
@@ -134,3 +135,30 @@ def test_bad_arguments(kwargs, match):
 def test_trust_region_must_be_a_bool():
     with pytest.raises(TypeError, match="trust_region"):
         MSUCB(10, trust_region="yes")
+
+
+def test_rebuild_starts_the_hyperparameter_chain_at_the_recorded_checkpoint(monkeypatch):
+    """Each checkpoint is recorded once in a meta; a rebuild refits only after the latest one
+    and proposes what the uninterrupted optimizer does, with or without the records."""
+    problem = make_problem("levy", 8)
+    kwargs = dict(d=3, seed=11, n_init=6, failure_tol=2)
+    live = _run(MSUCB(8, **kwargs), problem, 24)
+    recorded = [m["gp_chain"]["n"] for m in live.metas if "gp_chain" in m]
+    assert recorded == sorted(set(recorded)) and recorded[-1] >= 20
+    expected = live.ask()[0].x
+    fits: list[int] = []
+    real_fit = GP.fit
+    monkeypatch.setattr(GP, "fit", lambda self, X, *a, **k: fits.append(len(X))
+                        or real_fit(self, X, *a, **k))
+    rebuilt = MSUCB.from_history(8, live.X, live.y, live.metas, **kwargs)
+    np.testing.assert_array_equal(rebuilt.ask()[0].x, expected)
+    assert all(n > recorded[-1] for n in fits) and len(fits) <= 1
+    bare = [{k: v for k, v in m.items() if k != "gp_chain"} for m in live.metas]
+    forged = [dict(m) for m in live.metas]
+    last = max(i for i, m in enumerate(forged) if "gp_chain" in m)
+    forged[last]["gp_chain"] = {**forged[last]["gp_chain"], "fp": "0" * 20}  # another history
+    for metas in (bare, forged):
+        fits.clear()
+        rebuilt = MSUCB.from_history(8, live.X, live.y, metas, **kwargs)
+        np.testing.assert_array_equal(rebuilt.ask()[0].x, expected)
+        assert len(fits) > 1  # replayed from scratch or from an earlier checkpoint

@@ -19,6 +19,7 @@ from hdbo_adapters.optuna import (
     GOUCBSampler,
     HDBOSampler,
     MSUCBSampler,
+    TrialSeededRandomSampler,
     _jsonable,
 )
 from hdbo_engine import get_algorithm
@@ -462,3 +463,54 @@ def test_a_trial_that_dies_mid_ask_gets_a_heartbeat_and_goes_stale(tmp_path):
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         optuna.storages.fail_stale_trials(study)
     assert study.trials[1].state == TrialState.FAIL
+
+
+def test_workers_sharing_a_seed_draw_different_first_trials(tmp_path):
+    """Issue 22's reproducer: two samplers with seed 0 on one storage, one trial each, before
+    either completes: the default independent sampler is seeded by the trial number too."""
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    values = []
+    for _ in range(2):
+        study = optuna.create_study(study_name="d", storage=url, sampler=CobBOSampler(seed=0),
+                                    load_if_exists=True)
+        trial = study.ask()
+        values.append([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(3)])
+    assert values[0] != values[1]
+    again = optuna.create_study(sampler=CobBOSampler(seed=0)).ask()  # reproducible: trial 0
+    assert [again.suggest_float(f"x{i}", 0.0, 1.0) for i in range(3)] == values[0]
+    with pytest.raises(ValueError, match="seed"):
+        TrialSeededRandomSampler(seed=-2)
+
+
+def test_engine_draws_are_salted_by_trial_number_only_beside_running_trials(monkeypatch):
+    sampler = msucb(n_startup_trials=6)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=2)
+    asks = []
+    real_ask = sampler.algorithm_class.ask
+
+    def spy(self, n=1, *, salt=None):
+        asks.append(salt)
+        return real_ask(self, n, salt=salt)
+
+    monkeypatch.setattr(sampler.algorithm_class, "ask", spy)
+    study.optimize(quadratic, n_trials=1)  # sequential: the engine's plain next proposal
+    running = study.ask()
+    quadratic(running)  # RUNNING with all its parameters: a pending point
+    study.optimize(quadratic, n_trials=1)
+    assert asks == [None, None, study.trials[-1].number]
+
+
+def test_an_infinitely_good_value_is_told_as_a_failure_with_a_warning():
+    sampler = msucb()
+    study = optuna.create_study(sampler=sampler, direction="maximize")
+
+    def objective(trial: optuna.Trial) -> float:
+        value = -quadratic(trial)
+        return float("inf") if trial.number == 1 else value
+
+    study.optimize(objective, n_trials=2)
+    with pytest.warns(UserWarning, match="trial 1: value inf"):
+        study.optimize(lambda t: -quadratic(t), n_trials=1)
+    told = {e.number: e.y for e in sampler._cache.told}
+    assert math.isnan(told[1]) and study.trials[2].state == TrialState.COMPLETE

@@ -131,8 +131,12 @@ def test_n_initial_points_zero_and_random_state_kinds():
 def test_numpy_inputs_and_failed_evaluations():
     opt = adapter.MSUCBOptimizer([(-2.0, 2.0), (-2.0, 2.0)], n_initial_points=2,
                                  random_state=0)
-    res = opt.tell(np.array([[0.1, 0.2], [0.3, 0.4]]), np.array([np.nan, 3.0]))
+    res = opt.tell(np.array([[0.1, 0.2], [0.3, 0.4]]), np.array([np.inf, 3.0]))
     assert res.fun == 3.0 and res.x == [0.3, 0.4]
+    for bad, match in ((np.nan, "y: Input y contains NaN"), (-np.inf, "y: -inf")):
+        with pytest.raises(ValueError, match=match):  # NaN as skopt; nothing recorded
+            opt.tell(np.array([[1.0, 1.0], [0.5, 0.5]]), np.array([2.0, bad]))
+        assert len(opt.yi) == 2 and opt.engine.n_told == 2
     res = opt.tell(np.array([1.0, 1.0]), np.float64(np.inf))
     assert res.fun == 3.0 and len(res.func_vals) == 3
     pred = res.models[-1].predict([[0.5, 0.5]])

@@ -82,6 +82,25 @@ def study_worker(storage: str, study_name: str, name: str, worker: int, n_trials
     study.optimize(objective, n_trials=n_trials)
 
 
+def same_seed_worker(storage: str, study_name: str, name: str, n_trials: int,
+                     barrier: Any, dim: int = 20) -> None:
+    """A worker as a new user writes it: sampler ``name`` with ``seed=0`` and every other
+    argument at its default (the independent sampler included), :func:`quadratic` over
+    ``dim`` parameters after 0.05 s; it starts optimising when ``barrier`` lets every
+    worker through at once."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.load_study(study_name=study_name, storage=make_storage(storage),
+                              sampler=NAMED[name](seed=0, **FAST_KWARGS.get(name, {})))
+    barrier.wait()
+
+    def objective(trial: optuna.Trial) -> float:
+        value = quadratic(trial, dim)
+        time.sleep(0.05)
+        return value
+
+    study.optimize(objective, n_trials=n_trials)
+
+
 def check_no_duplicates(trials: list[FrozenTrial]) -> None:
     """The trials' parameter vectors are pairwise different."""
     points = [tuple(t.params.values()) for t in trials]

@@ -8,10 +8,19 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 import optuna
-from _optuna_samplers import check_no_duplicates, run_argv, study_worker
+import pytest
+from _optuna_samplers import (
+    check_no_duplicates,
+    run_argv,
+    same_seed_worker,
+    sampler_params,
+    study_worker,
+)
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
@@ -39,6 +48,32 @@ def test_four_processes_share_a_journal_storage(tmp_path):
     check_no_duplicates(trials)
     assert [t.number for t in trials] == list(range(len(trials)))
     assert sum(ATTR_PROPOSAL in t.system_attrs for t in trials) >= 20  # the engine made the rest
+
+
+@pytest.fixture(scope="module")
+def four_processes() -> Iterator[tuple[Pool, object]]:
+    """Four spawned worker processes (imports paid once) and a barrier for them."""
+    ctx = mp.get_context("spawn")
+    with ctx.Manager() as manager, ctx.Pool(4) as pool:
+        yield pool, manager.Barrier(4)
+
+
+@pytest.mark.parametrize("storage_kind", ["sqlite", "journal"])
+@pytest.mark.parametrize("named", sampler_params())
+def test_four_workers_with_one_seed_never_duplicate(named, storage_kind, four_processes,
+                                                    tmp_path):
+    """Issue 22: four processes, every sampler built with ``seed=0`` and its defaults (the
+    README's promise), starting together: 40 distinct parameter vectors, the first trials
+    (independent sampler) included."""
+    name, _ = named
+    pool, barrier = four_processes
+    url = (f"sqlite:///{tmp_path / 'same.db'}" if storage_kind == "sqlite"
+           else str(tmp_path / "same.log"))
+    optuna.create_study(study_name="same", storage=make_storage(url))
+    pool.starmap(same_seed_worker, [(url, "same", name, 10, barrier)] * 4, chunksize=1)
+    trials = optuna.load_study(study_name="same", storage=make_storage(url)).trials
+    assert len(trials) == 40 and all(t.state == TrialState.COMPLETE for t in trials)
+    check_no_duplicates(trials)
 
 
 def _n_complete(study: optuna.Study) -> int:

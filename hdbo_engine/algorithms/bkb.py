@@ -304,10 +304,23 @@ Choices the paper leaves open (documented defaults)
   the dictionary chain is advanced one told point at a time, so an optimizer
   rebuilt by telling the same history (in one call or many) has the same
   dictionary, hyperparameters and next proposal.
+* **Rebuild**: advancing the chain costs a sketch per told point and a
+  hyperparameter fit at each checkpoint, so replaying a long history costs
+  many asks. The first proposal of each model-based ask therefore records
+  the chain's state in its meta (``"bkb_state"``: the number of evaluations
+  ``n``, the dictionary as indices of distinct locations in told order, the
+  kernel and the fitted GP hyperparameters, the last checkpoint, and a
+  fingerprint of the settings and the first ``n`` evaluations; about
+  ``m_t + 2 D`` numbers), unless a pending meta already holds the same one.
+  A tell whose metas hold such a state for a prefix of this very history
+  (same fingerprint) jumps there and advances the chain only from ``n``;
+  the state is exactly what the replay would reach, so the next proposal is
+  unchanged. Foreign or malformed states are ignored (replay as before).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -327,6 +340,7 @@ __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 _DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
 _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
+_STATE_KEY = "bkb_state"  # meta key of a recorded tell-chain state (module docstring)
 _BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "sum_cap")
 
 
@@ -598,9 +612,12 @@ class BKB(Optimizer):
         return float(self.lam) if self.lam is not None else max(kernel.noise_var, self.lam_min)
 
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
-        """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop)."""
+        """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop), from
+        the latest state recorded in ``metas`` when one matches (module docstring, "Rebuild")."""
         n0 = self.n_told - len(X)
-        for j, x in enumerate(X):
+        start = self._restore(n0, metas)
+        for j in range(start - n0, len(X)):
+            x = X[j]
             n = n0 + j  # evaluations before this one
             sk = self._sketch_at(n)
             sigma2_new = _mean_var(sk, None, sk.Q_var, x[None, :])[1][0]
@@ -616,6 +633,64 @@ class BKB(Optimizer):
                 self.seed, spawn_key=(_DICT_STREAM, n + 1)))
             self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
             self._refit(n + 1)
+
+    def _fingerprint(self, n: int) -> str:
+        """Hash of the settings that shape the chain and of the first n evaluations."""
+        h = hashlib.sha1(repr((self.seed, self.dim, self.q_bar, self.resample, self.refit_growth,
+                               self.fit_max_points, self.kernel_type, self.output_scale,
+                               self.fixed_kernel is None, self.arms is None)).encode())
+        h.update(np.ascontiguousarray(self.X[:n]).tobytes())
+        h.update(np.ascontiguousarray(self.y[:n]).tobytes())
+        return h.hexdigest()[:20]
+
+    def chain_state(self) -> dict[str, Any]:
+        """The tell chain's state after the told evaluations, as plain JSON types.
+
+        ``{"n", "dictionary", "n_fitted", "kernel", "gp", "fp"}``: what :meth:`_restore`
+        needs to continue the chain from ``n`` without replaying it (module docstring).
+        """
+        k, gp = self._kernel, self._gp
+        return {"n": self.n_told, "dictionary": [int(i) for i in self._dict_idx],
+                "n_fitted": self._n_fitted,
+                "kernel": [[float(v) for v in k.lengthscales], float(k.signal_var),
+                           float(k.noise_var), float(k.y_mean), float(k.y_std)],
+                "gp": [[float(v) for v in gp.params.lengthscales], float(gp.params.signal_var),
+                       float(gp.params.noise_var), float(gp.y_std), bool(gp.fitted)],
+                "fp": self._fingerprint(self.n_told)}
+
+    def _restore(self, n0: int, metas: list[dict[str, Any]]) -> int:
+        """Jump to the latest state in ``metas`` after ``n0`` evaluations that belongs to this
+        history; returns the evaluations it covers (``n0`` when none does)."""
+        states = [m.get(_STATE_KEY) for m in metas]
+        usable = [st for st in states if isinstance(st, dict) and is_int(st.get("n"))
+                  and n0 < st["n"] <= self.n_told]
+        for st in sorted(usable, key=lambda st: -st["n"]):
+            n = int(st["n"])
+            try:
+                ok = st["fp"] == self._fingerprint(n)
+                (k_ls, k_s2, k_noise, k_mean, k_std) = st["kernel"]
+                (g_ls, g_s2, g_noise, g_std, g_fitted) = st["gp"]
+                kernel = _Kernel(np.asarray(k_ls, dtype=float), float(k_s2), float(k_noise),
+                                 float(k_mean), float(k_std), self.kernel_type)
+                params = GPParams(np.asarray(g_ls, dtype=float), float(g_s2), float(g_noise))
+                dictionary = np.asarray(st["dictionary"], dtype=int)
+                n_fitted = int(st["n_fitted"])
+                n_locs = len(self._loc_index.keys() | {x.tobytes() for x in self.X[n0:n]})
+                ok = (ok and kernel.lengthscales.shape == params.lengthscales.shape == (self.dim,)
+                      and dictionary.ndim == 1 and bool(np.all((dictionary >= 0)
+                                                               & (dictionary < n_locs))))
+            except (KeyError, TypeError, ValueError):
+                ok = False
+            if not ok:
+                continue
+            for x in self.X[n0:n]:
+                self._add_location(x)
+            self._dict_idx, self._kernel, self._n_fitted = dictionary, kernel, n_fitted
+            gp = GP(self.dim, kernel_type=self.kernel_type)
+            gp.params, gp.y_std, gp.fitted = params, float(g_std), bool(g_fitted)
+            self._gp, self._sketch_cache = gp, None
+            return n
+        return n0
 
     def _add_location(self, x: np.ndarray) -> int:
         key = x.tobytes()
@@ -815,6 +890,9 @@ class BKB(Optimizer):
         sk = self._sketch()
         sums = self._targets(sk)
         sigma2_sum = float(self._counts @ sk.sigma2_u)
+        state = self.chain_state()
+        record = not any(isinstance(p.meta.get(_STATE_KEY), dict)
+                         and p.meta[_STATE_KEY].get("fp") == state["fp"] for p in self._pending)
         fantasies: list[tuple[np.ndarray, float]] = []
         for p in self._pending:
             fantasies.append(self._fantasy(sk, sums, fantasies, p.x))
@@ -826,6 +904,8 @@ class BKB(Optimizer):
             beta = self._beta(sk, t, sigma2_sum)
             meta: dict[str, Any] = {"t": t, "dictionary_size": len(sk.S),
                                     "beta": float(beta)}
+            if record and k == 0:
+                meta[_STATE_KEY] = state
             if self.arms is not None:
                 free = self._free_arms(chosen)
                 mu, var = _mean_var(sk, P, Q, self.arms[free], sk.KA[free])

@@ -170,10 +170,24 @@ Algorithm 1, as implemented
   from torch generators seeded by ``seed``. A rebuilt optimizer proposes
   exactly what the original would (deterministic on CPU with the same
   torch thread count; reductions may round differently across counts).
+* **Rebuild.** Replaying a long history repeats the Phase I fit and every
+  refit, many asks' worth of work. So the first proposal of an ask records in
+  its meta the Phase I fit (``"goucb_phase1"``) and the latest refit
+  (``"goucb_refit"``), each as ``{"n", "w", "loss", "fp"}`` (the told points
+  it was fitted on, the fitted weights, ``d_w`` numbers, about 2,550 at
+  D = 100, and a fingerprint of the settings and those points), unless a
+  told or pending meta already holds it: one Phase I record per history and
+  one per refit. The replay takes a recorded fit of its own history (same
+  fingerprint) instead of fitting, and jumps to the latest recorded refit
+  (``Sigma`` and ``w_t`` are recomputed from its weights, as the refit
+  does), so a rebuild advances eq. (3)-(5) only over the points after it and
+  proposes exactly what the uninterrupted optimizer would. Histories whose
+  first value is a failure replay every refit.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -191,6 +205,8 @@ DEFAULT_HORIZON = 100
 _INSTALL_HINT = 'GOUCB needs torch; install it with: pip install "hdbo[torch]"'
 _INIT_STREAM = 104_729  # separates the Phase I initialisation seeds from ask streams
 _ACQUISITIONS = ("linearized", "joint")
+_PHASE1_KEY = "goucb_phase1"  # meta keys of recorded fits (module docstring, "Rebuild")
+_REFIT_KEY = "goucb_refit"
 
 
 def _import_torch() -> Any:
@@ -592,8 +608,10 @@ class GOUCB(Optimizer):
         mean, std = self._standardise(y)
         z = -(y - mean) / std
         Xt, zt = self._tensor(X), self._tensor(z)
-        best_w, best_loss = None, math.inf
-        for r in range(self.fit_restarts):
+        best_w, best_loss = self._recorded(_PHASE1_KEY, end), math.inf
+        if best_w is not None:  # recorded by an earlier ask on this history (docstring)
+            best_w, best_loss = best_w
+        for r in range(0 if best_w is not None else self.fit_restarts):
             w0 = self.model.flat_params() if r == 0 else \
                 _FlatModel(self._make_module(r), self.torch, self.device).flat_params()
             w, loss = self._least_squares(w0, Xt, zt)
@@ -646,6 +664,8 @@ class GOUCB(Optimizer):
             self._w = p1["w0"].clone()
             self._b = torch.zeros_like(self._w)
         y_all = impute_failures(self.y)
+        if self.refit_every and np.isfinite(self.y[0]):  # prefix-consistent imputation
+            self._restore_refit(end, y_all)
         for i in range(end + self._n_done, self.n_told):
             a = self._anchor
             x = self._tensor(self.X[i])
@@ -666,18 +686,84 @@ class GOUCB(Optimizer):
         ``Sigma`` holds every told point's gradient at the new ``w_0`` and
         ``w_t`` is eq. (5) as if all of them had been observed at ``w_0``.
         """
-        torch = self.torch
         mean, std = self._standardise(y)
         Xt, zt = self._tensor(self.X[:n]), self._tensor(-(y - mean) / std)
         w0, loss = self._least_squares(self._w, Xt, zt, self.refit_maxiter)
         if not math.isfinite(loss):
             w0 = self._anchor["w0"]
+        self._anchor_at(n, y, w0)
+
+    def _anchor_at(self, n: int, y: np.ndarray, w0: Any) -> None:
+        """Restart eq. (3)-(5) from the oracle ``w0`` fitted on the first ``n`` told points
+        (values ``y``): ``Sigma`` from every gradient at ``w0``, ``w_t`` by eq. (5)."""
+        torch = self.torch
+        mean, std = self._standardise(y)
+        Xt, zt = self._tensor(self.X[:n]), self._tensor(-(y - mean) / std)
         with torch.no_grad():
             f, G = self.model.values_and_grads(w0, Xt)
             self._ball = _LowRankBall.from_rows(torch, G, self.lam, self.device)
             self._b = G.T @ (G @ w0 + zt - f)
             self._w = self._ball.inv_apply(self._b + self.lam * w0)
-        self._anchor = {"w0": w0, "mean": mean, "std": std}
+        self._anchor = {"w0": w0, "mean": mean, "std": std, "n": n}
+
+    # ------------------------------------------------------- recorded fits
+    def _fingerprint(self, n: int) -> str:
+        """Hash of the settings that shape the fits and of the first n told points."""
+        h = hashlib.sha1(repr((self.seed, self.dim, self.hidden, repr(self.model_factory),
+                               self.fit_restarts, self.fit_maxiter, self.refit_maxiter,
+                               self.refit_every, self.lam, self.n_init)).encode())
+        h.update(np.ascontiguousarray(self.X[:n]).tobytes())
+        h.update(np.ascontiguousarray(self.y[:n]).tobytes())
+        return h.hexdigest()[:20]
+
+    def _record(self, n: int, w: Any, loss: float = math.nan) -> dict[str, Any]:
+        """A fit on the first ``n`` told points as plain JSON types (module docstring)."""
+        return {"n": n, "w": [float(v) for v in w.cpu().numpy()], "loss": float(loss),
+                "fp": self._fingerprint(n)}
+
+    def _recorded(self, key: str, n: int) -> tuple[Any, float] | None:
+        """``(w, loss)`` recorded under ``key`` in a told meta for the first ``n`` points of
+        this very history (same fingerprint), or None."""
+        fp = None
+        for meta in reversed(self.metas):
+            st = meta.get(key)
+            if not (isinstance(st, dict) and st.get("n") == n):
+                continue
+            fp = fp or self._fingerprint(n)
+            try:
+                w = np.asarray(st["w"], dtype=float)
+                if st["fp"] == fp and w.shape == (self.d_w,) and np.isfinite(w).all():
+                    return self._tensor(w), float(st["loss"])
+            except (KeyError, TypeError, ValueError):
+                continue
+        return None
+
+    def _restore_refit(self, end: int, y_all: np.ndarray) -> None:
+        """Jump to the latest refit recorded in the told metas that is ahead of the replay."""
+        done = end + self._n_done
+        ns = {st["n"] for m in self.metas if isinstance(st := m.get(_REFIT_KEY), dict)
+              and isinstance(st.get("n"), int) and done < st["n"] <= self.n_told
+              and (st["n"] - end) % self.refit_every == 0}
+        for n in sorted(ns, reverse=True):
+            hit = self._recorded(_REFIT_KEY, n)
+            if hit is not None:
+                self._anchor_at(n, y_all[:n], hit[0])
+                self._n_done = n - end
+                return
+
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """What this ask records in its first proposal's meta: the Phase I fit and the latest
+        refit, each unless a told or pending meta already holds it (module docstring)."""
+        held = {(key, m[key].get("fp")) for m in [*self.metas, *(p.meta for p in self._pending)]
+                for key in (_PHASE1_KEY, _REFIT_KEY) if isinstance(m.get(key), dict)}
+        out = {}
+        p1, end = self._phase1, self._phase1_end()
+        if (_PHASE1_KEY, self._fingerprint(end)) not in held:
+            out[_PHASE1_KEY] = self._record(end, p1["w0"], p1["loss"])
+        n = self._anchor.get("n")
+        if n is not None and (_REFIT_KEY, self._fingerprint(n)) not in held:
+            out[_REFIT_KEY] = self._record(n, self._anchor["w0"])
+        return out
 
     def beta(self, t: int) -> float:
         """beta_t of eq. (6) for Phase II round t (module docstring)."""
@@ -708,11 +794,13 @@ class GOUCB(Optimizer):
             for g in self.model.values_and_grads(w, self._tensor(pending))[1]:
                 ball.append(g)
         out = []
+        records = self._records()
         for k in range(n):
             t = self._n_done + len(pending) + k + 1  # Phase II points told or pending, plus one
             beta = self.beta(t)
             x, value = self._select(ball, w, beta, rng)
-            out.append((x, {"phase": 2, "t": int(t), "ucb": float(value)}))
+            meta = {"phase": 2, "t": int(t), "ucb": float(value)}
+            out.append((x, {**meta, **records} if k == 0 else meta))
             ball.append(self.model.values_and_grads(w, self._tensor(x[None]))[1][0])
         return out
 

@@ -1,0 +1,130 @@
+"""Rebuild-from-history and large-batch cost of the four engine algorithms (issue 22).
+
+**Rebuild** (``--dim`` 100, ``--told`` 300): an optimizer of each algorithm is
+told ``--told`` evaluations of ``--problem`` (Ackley): the first ``--told -
+--asked`` are uniform random points told without an ask (a warm start, or
+enqueued trials), the last ``--asked`` [20] come from the algorithm's own asks,
+so their metas hold what it records at ask time. Then, in CPU seconds:
+
+* ``ask``: the next ask of that optimizer (its state up to date: what a worker
+  that keeps its sampler pays per trial);
+* ``rebuild``: ``from_history(X, y, metas)`` plus its first ask (what a new
+  process, or an Optuna worker that re-reads the study, pays once);
+
+and whether the two proposed the same point (the exact-rebuild contract).
+
+**Batch** (D = 3): an optimizer told ``--batch-told`` [12] uniform random
+points of the problem; the CPU time of ``ask(--batch)`` [1000] and the number
+of distinct points it returned.
+
+Single process, one thread; CPU time (``time.process_time``), as in the
+benchmark protocol of DESIGN.md:
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
+        python benchmarks/parallel_bench.py --dim 100 --told 300 --batch 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hdbo_engine import get_algorithm
+from hdbo_engine.base import Optimizer
+from hdbo_engine.problems import make_problem
+
+ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
+
+
+def _cpu(fn: Any) -> tuple[Any, float]:
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def rebuild_row(name: str, dim: int, told: int, asked: int, problem: str, seed: int
+                ) -> dict[str, Any]:
+    """Build the history described in the module docstring; time one ask and a rebuild."""
+    cls = get_algorithm(name)
+    prob = make_problem(problem, dim)
+    kwargs = {"seed": seed, "budget": told + 1}
+    live: Optimizer = cls(dim, **kwargs)
+    X = np.random.default_rng(seed).random((told - asked, dim))
+    live.tell(X, prob.evaluate_unit(X))
+    for _ in range(asked):
+        (p,) = live.ask()
+        live.tell(p.x, float(prob.evaluate_unit(p.x[None])[0]))
+    (nxt,), ask_s = _cpu(live.ask)
+    rebuilt, rebuild_s = _cpu(lambda: cls.from_history(dim, live.X, live.y, live.metas,
+                                                        **kwargs).ask()[0])
+    return {"ask_s": ask_s, "rebuild_s": rebuild_s, "ratio": rebuild_s / max(ask_s, 1e-9),
+            "same_point": bool(np.array_equal(rebuilt.x, nxt.x))}
+
+
+def batch_row(name: str, n: int, told: int, problem: str, seed: int) -> dict[str, Any]:
+    """CPU time of ask(n) at D = 3 after ``told`` uniform random evaluations."""
+    opt: Optimizer = get_algorithm(name)(3, seed=seed)
+    X = np.random.default_rng(seed).random((told, 3))
+    opt.tell(X, make_problem(problem, 3).evaluate_unit(X))
+    proposals, batch_s = _cpu(lambda: opt.ask(n))
+    return {"batch_s": batch_s, "distinct": len({p.x.tobytes() for p in proposals}),
+            "fillers": sum(bool(p.meta.get("batch_fill")) for p in proposals)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dim", type=int, default=100)
+    parser.add_argument("--told", type=int, default=300)
+    parser.add_argument("--asked", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--batch-told", type=int, default=12)
+    parser.add_argument("--problem", default="ackley")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--algorithms", nargs="*", default=list(ALGORITHMS))
+    parser.add_argument("--skip", nargs="*", default=[], choices=["rebuild", "batch"])
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    if not 0 <= args.asked < args.told:
+        parser.error(f"--asked: expected 0 <= asked < told, got {args.asked}")
+    results: dict[str, dict[str, Any]] = {}
+    for name in args.algorithms:
+        try:
+            get_algorithm(name)
+        except ImportError as err:
+            print(f"{name}: skipped ({err})", flush=True)
+            continue
+        row: dict[str, Any] = {}
+        if "batch" not in args.skip:
+            row.update(batch_row(name, args.batch, args.batch_told, args.problem, args.seed))
+            print(f"{name}: ask({args.batch}) {row['batch_s']:.2f} s", flush=True)
+        if "rebuild" not in args.skip:
+            row.update(rebuild_row(name, args.dim, args.told, args.asked, args.problem,
+                                   args.seed))
+            print(f"{name}: ask {row['ask_s']:.3f} s, rebuild {row['rebuild_s']:.3f} s",
+                  flush=True)
+        results[name] = row
+    if "rebuild" not in args.skip:
+        print(f"\nrebuild vs one ask, D = {args.dim}, {args.told} told ({args.asked} asked), "
+              f"CPU s")
+        print(f"{'algorithm':<10} {'ask':>8} {'rebuild':>9} {'ratio':>7} {'same point':>11}")
+        for name, r in results.items():
+            print(f"{name:<10} {r['ask_s']:>8.3f} {r['rebuild_s']:>9.3f} {r['ratio']:>7.2f} "
+                  f"{str(r['same_point']):>11}")
+    if "batch" not in args.skip:
+        print(f"\nask({args.batch}) at D = 3 after {args.batch_told} told, CPU s")
+        print(f"{'algorithm':<10} {'ask(n)':>8} {'distinct':>9} {'fillers':>8}")
+        for name, r in results.items():
+            print(f"{name:<10} {r['batch_s']:>8.2f} {r['distinct']:>9} {r['fillers']:>8}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "results": results},
+                                              indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
