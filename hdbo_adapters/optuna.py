@@ -110,7 +110,7 @@ Parallel and distributed use
   pays one) costs about one ask: the algorithms record their fits in the
   proposal metas stored in ``hdbo:proposal`` and start from the latest one
   of the study's history (each algorithm's docstring;
-  ``benchmarks/results/parallel.md``).
+  BENCHMARKS.md, "Rebuild from history and large batches").
 * ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
   independent sampler and draws a new engine seed.
 

@@ -75,7 +75,7 @@ the algorithm has one, else the cube), made distinct like every proposal;
 its meta is ``{"batch_fill": True, "near": j mod k}``. So a large batch
 explores the neighbourhoods of the model's choices. Initial-design points
 are uniform draws at any n. Measured: ``python benchmarks/parallel_bench.py``
-(``benchmarks/results/parallel.md``).
+(BENCHMARKS.md, "Rebuild from history and large batches").
 
 Trust region
 ------------
