@@ -86,6 +86,7 @@ order (before ``_on_tell``), so its state is a function of the history.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -151,6 +152,18 @@ def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
         raise ValueError(f"{arg}: expected {expected}; a value is too large for float64") from None
     except (TypeError, ValueError):
         raise bad_type() from None
+
+
+def history_fingerprint(settings: str, X: np.ndarray, y: np.ndarray) -> str:
+    """Short hash of an algorithm's ``settings`` (a repr) and a told history prefix.
+
+    A fit recorded in a proposal's meta is reused on rebuild only where this
+    matches, so a record from another history or configuration is ignored.
+    """
+    h = hashlib.sha1(settings.encode())
+    h.update(np.ascontiguousarray(X, dtype=float).tobytes())
+    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
+    return h.hexdigest()[:20]
 
 
 def impute_failures(y: np.ndarray) -> np.ndarray:

@@ -38,7 +38,6 @@ coordinate free).
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -456,10 +455,9 @@ class HyperparameterChain:
 
     def fingerprint(self, X: np.ndarray, y_raw: np.ndarray) -> str:
         """Hash of the chain's settings and a history prefix (what a checkpoint depends on)."""
-        h = hashlib.sha1(self._config.encode())
-        h.update(np.ascontiguousarray(X, dtype=float).tobytes())
-        h.update(np.ascontiguousarray(y_raw, dtype=float).tobytes())
-        return h.hexdigest()[:20]
+        from .base import history_fingerprint
+
+        return history_fingerprint(self._config, X, y_raw)
 
     def params(self, X: np.ndarray, y_raw: np.ndarray,
                states: Sequence[dict[str, Any]] = ()) -> GPParams:

@@ -320,7 +320,6 @@ Choices the paper leaves open (documented defaults)
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -329,7 +328,7 @@ import numpy as np
 from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
-from ..base import FROM_PRESET, Optimizer, Proposal, impute_failures, is_int
+from ..base import FROM_PRESET, Optimizer, Proposal, history_fingerprint, impute_failures, is_int
 from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -636,12 +635,10 @@ class BKB(Optimizer):
 
     def _fingerprint(self, n: int) -> str:
         """Hash of the settings that shape the chain and of the first n evaluations."""
-        h = hashlib.sha1(repr((self.seed, self.dim, self.q_bar, self.resample, self.refit_growth,
-                               self.fit_max_points, self.kernel_type, self.output_scale,
-                               self.fixed_kernel is None, self.arms is None)).encode())
-        h.update(np.ascontiguousarray(self.X[:n]).tobytes())
-        h.update(np.ascontiguousarray(self.y[:n]).tobytes())
-        return h.hexdigest()[:20]
+        settings = repr((self.seed, self.dim, self.q_bar, self.resample, self.refit_growth,
+                         self.fit_max_points, self.kernel_type, self.output_scale,
+                         self.fixed_kernel is None, self.arms is None))
+        return history_fingerprint(settings, self.X[:n], self.y[:n])
 
     def chain_state(self) -> dict[str, Any]:
         """The tell chain's state after the told evaluations, as plain JSON types.

@@ -187,14 +187,13 @@ Algorithm 1, as implemented
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import FROM_PRESET, Optimizer, impute_failures
+from ..base import FROM_PRESET, Optimizer, history_fingerprint, impute_failures
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
@@ -709,12 +708,10 @@ class GOUCB(Optimizer):
     # ------------------------------------------------------- recorded fits
     def _fingerprint(self, n: int) -> str:
         """Hash of the settings that shape the fits and of the first n told points."""
-        h = hashlib.sha1(repr((self.seed, self.dim, self.hidden, repr(self.model_factory),
-                               self.fit_restarts, self.fit_maxiter, self.refit_maxiter,
-                               self.refit_every, self.lam, self.n_init)).encode())
-        h.update(np.ascontiguousarray(self.X[:n]).tobytes())
-        h.update(np.ascontiguousarray(self.y[:n]).tobytes())
-        return h.hexdigest()[:20]
+        settings = repr((self.seed, self.dim, self.hidden, repr(self.model_factory),
+                         self.fit_restarts, self.fit_maxiter, self.refit_maxiter,
+                         self.refit_every, self.lam, self.n_init))
+        return history_fingerprint(settings, self.X[:n], self.y[:n])
 
     def _record(self, n: int, w: Any, loss: float = math.nan) -> dict[str, Any]:
         """A fit on the first ``n`` told points as plain JSON types (module docstring)."""
