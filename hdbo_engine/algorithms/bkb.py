@@ -177,6 +177,26 @@ Choices the paper leaves open (documented defaults)
   ask/tell loop over ``hdbo_cli.bench.make_bench_problem`` with the
   region's ``success_tol`` set, its ``observe`` replaced, or
   ``base.impute_failures`` wrapped.
+* **Tried on ``hd`` and not kept (session 10)**, seed 0, same probe and
+  order as above (Rastrigin for the first variant only). Nevergrad's NGOpt,
+  the peer that wins these problems, runs ``MetaModelOnePlusOne`` at D = 12
+  to 102 with 500 evaluations; its quadratic model needs more points than
+  that at D = 100, so it is a (1+1)-ES moving every coordinate with a
+  self-adapted step. Three ways to give BKB such moves:
+
+  - 16 points on the path from the incumbent along the model mean's
+    gradient, clipped into the region (added to the candidates): 8.72,
+    169.0, -1927, 7.19e5, 1814, 7.62
+  - half of the candidates Gaussian steps of every coordinate, sd
+    ``length / sqrt(D)`` times ``2^-U(0, 3)``: 10.31, 160.5, -2013,
+    7.88e5, -, 4.71; all of them: 10.27, 135.3, -2110, 6.57e5, -, 2.39
+  - all Gaussian with the 1/5 rule above (sd scale 1 / 0.3): 11.71 /
+    11.18, 108.7 / 129.4, -2437 / -2530, 7.23e5 / 8.56e5, - / -, 6.59 / 4.89
+
+  Against the default (9.47, 153.6, -2356, 9.83e5, 1731, 2.03) each wins
+  two or three problems and loses Ackley or rover by more; the gradient
+  path loses four of six (the mean's gradient at D = 100 from a few hundred
+  points is not a descent direction often enough).
 * **Kernel**: Matern-5/2 ARD (``kernel_type="matern52"``, default) or Gaussian
   ARD (``kernel_type="rbf"``, ``k = s2 exp(-r^2 / 2)``), both from
   :mod:`hdbo_engine.gp`. BKB assumes a fixed kernel; here hyperparameters are

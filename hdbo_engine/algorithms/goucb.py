@@ -61,6 +61,13 @@ regularisation; with c = 1e-4, ``refit_every`` 5 gave 7.9 against 7.1 for 10;
 with c = 1e-3, ``beta_scale`` 0.1 / 1 / 10 gave 9.7 / 9.4 / 9.1,
 ``tr_failure_tol`` 20 gave 9.8 against 9.4 for 10, and 1024 candidates 9.5
 against 9.4 (for 1.5x the ask time).
+Also not kept (seed 0, 300 evaluations, an ask/tell loop over
+``hdbo_cli.bench.make_bench_problem``; default first): 16 extra candidates on
+the path along the network's gradient in ``x`` at the incumbent, clipped into
+the region: ``shifted_ackley`` 7.57 -> 11.34 (the interpolating network's
+gradient is not a descent direction); the region's side under a 1/5 success
+rule (``bkb`` docstring): ``shifted_ackley`` 7.57 -> 8.79, ``shifted_levy``
+108.4 -> 127.7, ``rotated_rosenbrock`` 4.30e5 -> 4.24e5.
 
 Algorithm 1, as implemented
 ---------------------------
