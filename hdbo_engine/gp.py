@@ -47,6 +47,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
+from .base import history_fingerprint
+
 SQRT5 = np.sqrt(5.0)
 NOISE_PRIOR_MU = -4.0  # log noise variance ~ N(-4, 1) (Hvarfner et al. 2024)
 _JITTERS = (0.0, 1e-8, 1e-6, 1e-4, 1e-2)
@@ -455,8 +457,6 @@ class HyperparameterChain:
 
     def fingerprint(self, X: np.ndarray, y_raw: np.ndarray) -> str:
         """Hash of the chain's settings and a history prefix (what a checkpoint depends on)."""
-        from .base import history_fingerprint
-
         return history_fingerprint(self._config, X, y_raw)
 
     def params(self, X: np.ndarray, y_raw: np.ndarray,
