@@ -178,11 +178,12 @@ Choices the paper leaves open (documented defaults)
   region's ``success_tol`` set, its ``observe`` replaced, or
   ``base.impute_failures`` wrapped.
 * **Tried on ``hd`` and not kept (session 10)**, seed 0, same probe and
-  order as above (Rastrigin for the first variant only). Nevergrad's NGOpt,
-  the peer that wins these problems, runs ``MetaModelOnePlusOne`` at D = 12
-  to 102 with 500 evaluations; its quadratic model needs more points than
-  that at D = 100, so it is a (1+1)-ES moving every coordinate with a
-  self-adapted step. Three ways to give BKB such moves:
+  order as above (Rastrigin for the first variant only). The aim was to give
+  BKB the moves of Nevergrad's NGOpt, the peer that wins these problems,
+  then read as a (1+1)-ES; NGOpt in fact runs COBYLA at every ``hd`` size
+  with 500 evaluations (session 11: the ``.optim.name`` of ``NGOpt`` on a
+  bounded ``ng.p.Array`` after one ask, D = 12 to 300). Three ways to move
+  every coordinate:
 
   - 16 points on the path from the incumbent along the model mean's
     gradient, clipped into the region (added to the candidates): 8.72,
