@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from hdbo_engine.acquisition import expected_improvement, ucb
+from hdbo_engine.acquisition import expected_improvement, log_expected_improvement, ucb
 from hdbo_engine.gp import GP, HyperparameterChain
 from hdbo_engine.maximize import lbfgsb_batch, top_k
 
@@ -107,6 +107,24 @@ def test_acquisitions_gradients():
     h = 1e-7
     ei2, _ = expected_improvement(mean + h * dmean[:, 0], var + h * dvar[:, 0], None, None, 0.0)
     np.testing.assert_allclose((ei2 - ei) / h, dei[:, 0], rtol=1e-4)
+
+
+def test_log_ei_is_log_of_ei_and_finite_where_ei_underflows():
+    mean = np.array([0.4, 0.0, -2.0, -4.5, -40.0])
+    var = np.array([0.3, 0.5, 0.4, 0.04, 0.01])
+    dmean = np.array([[1.0, -0.5]] * 5)
+    dvar = np.array([[0.1, 0.2]] * 5)
+    val, grad = log_expected_improvement(mean, var, dmean, dvar, best=0.1)
+    ei = expected_improvement(mean, var, None, None, 0.1)[0]
+    np.testing.assert_allclose(val[:4], np.log(ei[:4]), rtol=1e-10)
+    assert ei[4] == 0.0 and np.isfinite(val[4]) and val[4] < val[3]  # EI underflows, log-EI not
+    h = 1e-6
+    for j in range(2):
+        up = log_expected_improvement(mean + h * dmean[:, j], var + h * dvar[:, j], None, None,
+                                      0.1)[0]
+        down = log_expected_improvement(mean - h * dmean[:, j], var - h * dvar[:, j], None,
+                                        None, 0.1)[0]
+        np.testing.assert_allclose((up - down) / (2 * h), grad[:, j], rtol=1e-5)
 
 
 def test_lbfgsb_batch_finds_each_start_local_max_in_box():

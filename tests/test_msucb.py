@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from hdbo_engine.acquisition import log_expected_improvement
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
 from hdbo_engine.gp import GP
@@ -74,10 +75,15 @@ def test_paper_preset_is_the_papers_configuration():
     opt = MSUCB(30, preset="paper")
     assert (opt.N0, opt.alpha, opt.beta_scale, opt.n_optimize, opt.d) == (1, 0.0, 1.0, None, 5)
     assert (opt.n_init, opt.init_centre, opt.trust_region) == (20, False, None)
+    assert opt.acquisition == "ucb"  # eq. (8)
     assert opt.beta(7) == pytest.approx(msucb_beta(7, 5, 30))
     assert MSUCB(30, preset="paper", N0=4).N0 == 4  # an explicit value wins
     practical = MSUCB(30)
     assert practical.trust_region is not None and practical.init_centre
+    assert practical.acquisition == "logei"
+    assert GPUCB(30).acquisition == "ucb"  # the baseline stays GP-UCB
+    with pytest.raises(ValueError, match="acquisition: expected one of"):
+        MSUCB(30, acquisition="ei")
     assert MSUCB(30, trust_region=False).trust_region is None
 
 
@@ -91,6 +97,24 @@ def test_trust_region_confines_proposals_around_the_incumbent():
     assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)
     Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]  # the stored draw, mapped into the region
     np.testing.assert_allclose(p.x[opt.fixed], lo[opt.fixed] + Z * (hi - lo)[opt.fixed])
+
+
+def test_log_ei_proposal_beats_the_incumbents_free_coordinates_in_its_subspace():
+    problem = make_problem("levy", 6)
+    opt = _run(MSUCB(6, d=2, seed=3, n_init=6, N0=3), problem, 14)
+    (p,) = opt.ask()
+    gp = opt.chain.model(opt.X, opt.y)
+    incumbent = gp.X[int(np.argmax(gp.z))]
+    at_incumbent = p.x.copy()  # the proposal's subspace, free coordinates at the incumbent's
+    at_incumbent[opt.free] = incumbent[opt.free]
+
+    def log_ei(x):
+        mean, var = gp.predict(x[None])  # of -y, on the original scale
+        z_mean, z_var = (mean - gp.y_mean) / gp.y_std, var / gp.y_std**2
+        return log_expected_improvement(z_mean, z_var, None, None, float(gp.z.max()))[0][0]
+
+    assert log_ei(p.x) >= log_ei(at_incumbent) - 1e-9
+    assert np.isfinite(log_ei(p.x))
 
 
 def test_batch_ask_gives_distinct_points_spread_by_kriging_believer():

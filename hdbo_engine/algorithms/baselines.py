@@ -36,13 +36,14 @@ class GPUCB(MSUCB):
     """
 
     name = "gpucb"
-    # The baseline keeps MS-UCB's former defaults in both presets (no trust region); its
+    # The baseline keeps MS-UCB's former defaults in both presets (no trust region, UCB); its
     # paper preset is the theoretical beta_t with the paper's 20 uniform initial points.
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": False,
-                      "failure_tol": None},
+                      "failure_tol": None, "acquisition": "ucb"},
         "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
-                  "failure_tol": None, "n_init": 20, "init_centre": False},
+                  "failure_tol": None, "acquisition": "ucb", "n_init": 20,
+                  "init_centre": False},
     }
 
     def __init__(self, space: Space | int, *, restarts: int = 10, **kwargs: Any) -> None:
