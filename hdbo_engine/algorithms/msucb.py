@@ -78,7 +78,8 @@ Choices the paper leaves open (documented defaults):
 * **Acquisition** (``acquisition`` ["ucb" in both presets; ``"logei"`` an
   option, measured and not the default). ``"logei"`` scores every (subspace,
   point) pair, screening, candidates and L-BFGS-B alike, by log expected
-  improvement over the best told value
+  improvement over the best told value (with pending points, the best of
+  the told values and their kriging-believer fantasies)
   (:func:`hdbo_engine.acquisition.log_expected_improvement`, Ament et al.
   2023) instead of eq. (8)'s ``mu + sqrt(beta_t) sigma``; the subspaces
   ``Z_t`` are unchanged. The idea: even at ``beta_scale = 0.1`` the UCB
@@ -350,7 +351,9 @@ class MSUCB(Optimizer):
                   rng: np.random.Generator) -> tuple[np.ndarray, dict]:
         """Eq. (8): best point over the subspaces of Z_t (module docstring)."""
         beta = self.beta(t)
-        best = float(gp.z.max())  # the best told value, on the model's (negated) scale
+        # log-EI's incumbent: the best of the model's targets (negated scale), i.e. the best
+        # told value, or a kriging-believer fantasy of a pending point if that is higher
+        best = float(gp.z.max())
         D, d = self.dim, self.d
         lo, hi = self.region(incumbent)
         if d == D:
