@@ -99,6 +99,21 @@ from .registry import get_algorithm
 from .space import Space
 from .trust_region import TrustRegion
 
+INIT_DESIGNS = ("uniform", "axis")
+AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe (module docstring, "Initial design")
+DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
+_AXIS_STREAM = 52_711  # separates the axis order from the ask streams
+
+
+def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
+    """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, the centre
+    and both probes of every coordinate, at most a quarter of the budget (of
+    ``DESIGN_HORIZON`` when it is unknown) and at least ``uniform_size``:
+    ``min(2 dim + 1, max(uniform_size, budget // 4))``."""
+    if design != "axis":
+        return int(uniform_size)
+    return int(min(2 * dim + 1, max(uniform_size, (budget or DESIGN_HORIZON) // 4)))
+
 __all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures",
            "FROM_PRESET"]
 
@@ -213,6 +228,7 @@ class Optimizer(ABC):
     enumerate_limit: ClassVar[int] = 65536
     batch_model_limit: ClassVar[int] = 16
     default_init_centre: ClassVar[bool] = True
+    default_init_design: ClassVar[str] = "uniform"
     presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}, "paper": {}}
 
     def __init__(
@@ -223,6 +239,7 @@ class Optimizer(ABC):
         budget: int | None = None,
         n_init: int | None = None,
         init_centre: bool | None = None,
+        init_design: str | None = None,
         preset: str = "practical",
     ) -> None:
         if not isinstance(preset, str) or preset not in self.presets:
@@ -241,7 +258,15 @@ class Optimizer(ABC):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         self.budget = None if budget is None else int(budget)
         chosen = self.presets[preset]
-        n_init = self.preset_n_init(preset) if n_init is None else n_init
+        if init_design is None:
+            init_design = chosen.get("init_design", self.default_init_design)
+        if init_design not in INIT_DESIGNS:
+            raise ValueError(f"init_design: expected one of {list(INIT_DESIGNS)}, "
+                             f"got {init_design!r}")
+        self.init_design = str(init_design)
+        if n_init is None:
+            n_init = design_size(self.init_design, self.preset_n_init(preset), self.dim,
+                                 self.budget)
         if not is_int(n_init) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
         self.n_init = int(n_init)
@@ -255,11 +280,22 @@ class Optimizer(ABC):
         self._metas: list[dict[str, Any]] = []
         self._pending: list[Proposal] = []
         self.trust_region: TrustRegion | None = None
+        self._axis_perm: np.ndarray | None = None
 
     @classmethod
-    def preset_n_init(cls, preset: str = "practical") -> int:
-        """The initial design size that ``preset`` gives when ``n_init`` is left at None."""
-        return int(cls.presets.get(preset, {}).get("n_init", cls.default_n_init))
+    def preset_n_init(cls, preset: str = "practical", dim: int | None = None,
+                      budget: int | None = None) -> int:
+        """The initial design size that ``preset`` gives when ``n_init`` is left at None.
+
+        With ``dim`` (and ``budget`` when known), a preset whose design is ``"axis"`` gives
+        :func:`design_size`'s rule; without ``dim``, the uniform design's size.
+        """
+        chosen = cls.presets.get(preset, {})
+        size = int(chosen.get("n_init", cls.default_n_init))
+        if dim is None:
+            return size
+        return design_size(chosen.get("init_design", cls.default_init_design), size, dim,
+                           budget)
 
     def _from_preset(self, **given: Any) -> dict[str, Any]:
         """The given options, each left at ``FROM_PRESET`` replaced by the preset's value."""
@@ -323,11 +359,7 @@ class Optimizer(ABC):
         out: list[Proposal] = []
         n_random = self._n_random(n)
         for _ in range(n_random):
-            if self.init_centre and self.n_told == 0 and not self._pending:
-                x, meta = np.full(self.dim, 0.5), {"init": True, "centre": True}
-            else:
-                x, meta = rng.random(self.dim), {"init": True}
-            out.append(self._accept(x, meta, rng))
+            out.append(self._accept(*self._design_point(rng), rng))
         n_model = n - n_random
         if n_model:
             k = min(n_model, self.batch_model_limit)
@@ -340,6 +372,55 @@ class Optimizer(ABC):
                 x = np.clip(centres[j % k] + step, lo, hi)
                 out.append(self._accept(x, {"batch_fill": True, "near": j % k}, rng))
         return out
+
+    def _design_point(self, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
+        """The next initial-design point and its meta (module docstring, "Initial design")."""
+        if self.init_centre and self.n_told == 0 and not self._pending:
+            return np.full(self.dim, 0.5), {"init": True, "centre": True}
+        probe = self._axis_probe() if self.init_design == "axis" else None
+        return probe if probe is not None else (rng.random(self.dim), {"init": True})
+
+    def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The next point of the exploratory move along the axes (module docstring,
+        "Initial design"), or None when every coordinate has been probed or there is no
+        base point yet."""
+        best = self.best
+        if best is not None:
+            base = best[0]
+        elif self.init_centre and self._pending:
+            base = np.full(self.dim, 0.5)  # the centre, pending in this batch
+        else:
+            return None
+        told = [m["axis"] for m in self._metas if "axis" in m]
+        issued = told + [p.meta["axis"] for p in self._pending if "axis" in p.meta]
+        if not issued:
+            k, sign = 0, 1
+        else:
+            k, sign = issued[-1]
+            # the last probe improved if it is told and is now the best told point
+            improved = len(issued) == len(told) and best is not None and (
+                self._metas[self._best_index()].get("axis") == [k, sign])
+            k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
+        if k >= self.dim:
+            return None
+        j = int(self._axis_order()[k])
+        x = base.copy()
+        step = sign * AXIS_STEP
+        x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
+        return x, {"init": True, "axis": [k, sign]}
+
+    def _best_index(self) -> int:
+        """Index of the lowest finite told value (call only when one exists)."""
+        return int(np.argmin(np.where(np.isfinite(self._y), self._y, np.inf)))
+
+    def _axis_order(self) -> np.ndarray:
+        """The order in which the axis design probes the coordinates: a permutation drawn
+        from a generator seeded by ``seed`` alone (module docstring, "Initial design")."""
+        if self._axis_perm is None:
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
+                                                               spawn_key=(_AXIS_STREAM,)))
+            self._axis_perm = rng.permutation(self.dim)
+        return self._axis_perm
 
     def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
         """Box of a large batch's filler points: the trust region around the best point, or

@@ -452,11 +452,11 @@ class BKB(Optimizer):
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"q_bar": 4.0, "resample": "location", "beta_scale": 0.05,
                       "sum_cap": None, "trust_region": True, "failure_tol": 10,
-                      "candidates": "perturb", "n_refine": 0},
+                      "candidates": "perturb", "n_refine": 0, "init_design": "axis"},
         "paper": {"q_bar": "theory", "resample": "pull", "beta_scale": 1.0,
                   "sum_cap": math.inf, "trust_region": False, "failure_tol": None,
                   "candidates": "sobol", "n_refine": 5,
-                  "n_init": 1, "init_centre": False},
+                  "n_init": 1, "init_centre": False, "init_design": "uniform"},
     }
 
     def __init__(
@@ -486,6 +486,8 @@ class BKB(Optimizer):
         failure_tol: int | None = FROM_PRESET,
         **kwargs: Any,
     ) -> None:
+        if arms is not None:  # arms are drawn uniformly (module docstring, "n_init")
+            kwargs.setdefault("init_design", "uniform")
         super().__init__(space, **kwargs)
         cfg = self._from_preset(q_bar=q_bar, resample=resample, beta_scale=beta_scale,
                                 sum_cap=sum_cap, trust_region=trust_region,

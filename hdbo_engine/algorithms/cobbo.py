@@ -257,9 +257,10 @@ class CobBO(Optimizer):
     name = "cobbo"
     default_n_init = 20
     presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"max_gp_points": 100, "local_radius": 0.2, "trust_region": True},
+        "practical": {"max_gp_points": 100, "local_radius": 0.2, "trust_region": True,
+                      "init_design": "axis"},
         "paper": {"max_gp_points": None, "local_radius": None, "trust_region": False,
-                  "n_init": 20, "init_centre": False},
+                  "n_init": 20, "init_centre": False, "init_design": "uniform"},
     }
 
     def __init__(

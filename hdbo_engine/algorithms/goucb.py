@@ -440,11 +440,12 @@ class GOUCB(Optimizer):
         "practical": {"beta": "practical", "beta_scale": 1.0, "n_candidates": 256,
                       "restarts": 0, "refit_every": 10,
                       "refit_maxiter": 100,
-                      "trust_region": True, "tr_failure_tol": 10, "init_centre": True},
+                      "trust_region": True, "tr_failure_tol": 10, "init_centre": True,
+                      "init_design": "axis"},
         "paper": {"beta": "paper", "beta_scale": 1.0, "n_candidates": 256, "restarts": 4,
                   "refit_every": 0, "refit_maxiter": 500,
                   "trust_region": False,
-                  "tr_failure_tol": 10, "init_centre": False},
+                  "tr_failure_tol": 10, "init_centre": False, "init_design": "uniform"},
     }
 
     def __init__(
@@ -476,7 +477,9 @@ class GOUCB(Optimizer):
                                    or not isinstance(budget, (int, np.integer)) or budget < 1):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         horizon = DEFAULT_HORIZON if budget is None else int(budget)
-        if n_init is None:
+        preset = kwargs.get("preset", "practical")
+        design = kwargs.get("init_design") or self.presets.get(preset, {}).get("init_design")
+        if n_init is None and design != "axis":  # the axis design sizes itself (``base``)
             n_init = max(2, math.ceil(math.sqrt(horizon)))
         super().__init__(space, budget=budget, n_init=n_init, **kwargs)
         cfg = self._from_preset(beta=beta, beta_scale=beta_scale, n_candidates=n_candidates,

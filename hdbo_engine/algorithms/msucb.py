@@ -220,10 +220,10 @@ class MSUCB(Optimizer):
     default_n_init = 20
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": True,
-                      "failure_tol": 10, "acquisition": "ucb"},
+                      "failure_tol": 10, "acquisition": "ucb", "init_design": "axis"},
         "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
                   "failure_tol": None, "acquisition": "ucb", "n_init": 20,
-                  "init_centre": False},
+                  "init_centre": False, "init_design": "uniform"},
     }
 
     def __init__(
