@@ -77,9 +77,10 @@ Ask/tell
   Nevergrad's archive (``minimum`` for deterministic parametrizations,
   ``pessimistic`` otherwise), the same rule as for Nevergrad's own
   model-based optimizers.
-* ``n_init`` (initial uniform design): None leaves it to the algorithm (its
-  default, possibly budget-dependent such as GO-UCB's ``ceil(sqrt(T))``); a
-  budget below it means random search only.
+* ``n_init`` (initial design): None leaves it to the algorithm (its
+  default, which may depend on the budget and dimension, e.g. the axis
+  design's ``min(2 D + 1, max(20, budget // 4))`` for MS-UCB, or GO-UCB's
+  paper preset's ``ceil(sqrt(T))``); a budget below it means the design only.
 * Seeding: ``seed=None`` (default) draws the engine seed from
   ``optimizer.parametrization.random_state`` at the first ask or tell, so
   Nevergrad's usual ``optimizer.parametrization.random_state.seed(12)`` after

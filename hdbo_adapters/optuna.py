@@ -55,8 +55,9 @@ How a study maps onto the engine
   order; completion order makes the history of a parallel study grow by
   appending, so the cached optimizer is extended rather than rebuilt when
   trials finish out of number order.
-* **n_startup_trials** is the engine's ``n_init``: the random initial design
-  is drawn by the engine inside the relative space (seeded, aware of pending
+* **n_startup_trials** is the engine's ``n_init``: the initial design (the
+  centre, then the axis pass or uniform draws, ``hdbo_engine.base``) is drawn
+  by the engine inside the relative space (seeded, aware of pending
   points, stored with the trial), not by the independent sampler. ``None``
   takes the algorithm's default.
 
@@ -282,8 +283,9 @@ class HDBOSampler(BaseSampler):
         ``"goucb"``, ``"bkb"``, ``"gpucb"``, ``"random"``; resolved at first use.
     seed: engine seed [None: drawn once per sampler]. Give every worker of a
         distributed study the same seed for exact continuation.
-    n_startup_trials: the engine's random initial design size ``n_init``
-        [None: the algorithm's default].
+    n_startup_trials: the engine's initial design size ``n_init`` [None: the
+        algorithm's default for the space and ``budget``; pass ``budget=n_trials``
+        to size it for the study].
     independent_sampler: sampler for parameters outside the relative space
         [``TrialSeededRandomSampler(seed)`` with the engine seed: distinct draws per trial].
     **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,

@@ -19,8 +19,10 @@ Choices, where skopt's own behaviour does not carry over:
   engine dimensions (the initial design is then log-uniform, as in skopt);
   the base of the logarithm does not change the map. Categorical priors are
   ignored (the initial design is uniform over categories).
-* **n_initial_points** (default: the algorithm's own initial design size,
-  e.g. 20 for MS-UCB) counts told points, as in skopt; 0 is accepted and
+* **n_initial_points** (default: the algorithm's own initial design size
+  for this space and ``budget``, e.g. 125 for MS-UCB at D = 100 with a
+  budget of 500, 20 for its paper preset; ``*_minimize`` takes ``n_calls``
+  as the budget) counts told points, as in skopt; 0 is accepted and
   means the first point of an empty optimizer is still random (the engine
   needs one observation).
 * **random_state**: an int is the engine seed, so the adapter proposes
@@ -243,7 +245,8 @@ class HDBOOptimizer:
     algorithm: engine algorithm name ("msucb", "cobbo", "goucb", "bkb",
         "gpucb", "random") ["msucb"].
     n_initial_points: told points before the algorithm's model takes over
-        [None: the algorithm's ``default_n_init``].
+        [None: the algorithm's design size for this space and ``budget``,
+        ``preset_n_init``].
     random_state: int seed, ``numpy.random.RandomState`` or None [None].
     model_queue_size: keep only this many surrogates in ``models`` [None: all].
     **algorithm_kwargs: the algorithm's own parameters (and ``budget``).
@@ -279,8 +282,10 @@ class HDBOOptimizer:
             raise ImportError(f"algorithm {algorithm!r} is not available in this "
                               f"installation ({err})") from err
         if n_initial_points is None:
-            n_initial_points = engine_cls.preset_n_init(algorithm_kwargs.get("preset",
-                                                                             "practical"))
+            n_initial_points = engine_cls.preset_n_init(
+                algorithm_kwargs.get("preset", "practical"),
+                dim=engine_space(normalize_dimensions(dimensions)).n_columns,
+                budget=algorithm_kwargs.get("budget"))
         if (isinstance(n_initial_points, bool)
                 or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):
             raise ValueError(f"Expected `n_initial_points` >= 0, got {n_initial_points!r}")
@@ -562,8 +567,10 @@ def _minimize(
         raise ValueError(f"n_calls: expected an int >= 0, got {n_calls!r}")
     n_unevaluated = len(x0) if not y0 else 0
     if n_initial_points is None:
-        default = get_algorithm(algorithm).preset_n_init(algorithm_kwargs.get("preset",
-                                                                              "practical"))
+        default = get_algorithm(algorithm).preset_n_init(
+            algorithm_kwargs.get("preset", "practical"),
+            dim=engine_space(normalize_dimensions(dimensions)).n_columns,
+            budget=algorithm_kwargs.get("budget", n_calls))
         n_initial_points = max(0, min(default, n_calls - n_unevaluated))
     if (isinstance(n_initial_points, bool)
             or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):

@@ -51,6 +51,43 @@ maximum of every coordinate, and MS-UCB there (10-D, 45 evaluations, 20
 seeds) reached a median of -204 with it against -225 without. History told
 before the first ask (a warm start) replaces the centre.
 
+``init_design`` chooses the other points ["axis" in the practical preset of
+MS-UCB, CobBO, GO-UCB and BKB; "uniform" in their paper presets, for GP-UCB
+and random search]. ``"uniform"``: uniform draws. ``"axis"``: the
+exploratory move of Hooke and Jeeves' pattern search ("Direct search
+solution of numerical and statistical problems", J. ACM 8, 1961): the
+coordinates in a random order (a permutation seeded by ``seed`` alone), each
+probed at the best told point plus ``AXIS_STEP`` (1/6 of the cube's side)
+and, when that is not an improvement, minus it; the best told point moves
+with every improvement, so the design is one greedy pass over the
+coordinates. Left at None, ``n_init`` is then ``min(2 D + 1, max(the
+uniform design's size, budget // 4))`` (:func:`design_size`; an unknown
+budget counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
+evaluations, 25 at D = 12. Once every coordinate is probed, any further
+design points are uniform draws. A probe whose value is not yet told counts
+as no improvement, so a batch probes both signs at once; a probe that would
+leave the cube goes the other way; with nothing told and no centre pending
+the point is a uniform draw. Probes carry ``{"init": True, "axis": [k,
+sign]}`` (``k``: position in the order), and the next probe is a function
+of the told history, these metas and the pending points, so a rebuilt
+optimizer continues the pass exactly.
+
+Why: at D = 100 with a few hundred evaluations every uniform point is worse
+than the centre and tells the surrogate little about any single coordinate,
+while NGOpt (which runs COBYLA at these sizes) builds its first simplex from
+axis steps of 1/6 of the box, greedily, and leads every D = 100 ``hd``
+problem after 101 evaluations (``shifted_styblinski_tang`` seed 0: -2206
+against 174 for the best of ours). The step is COBYLA's; it was not tuned.
+Measured before adopting it (seed 0, 500 evaluations, an ask/tell probe
+that tells the pass as the design; default -> axis): GO-UCB
+``shifted_ackley`` 6.71 -> 6.16, ``shifted_levy`` 84.0 -> 76.7,
+``rotated_rosenbrock`` 1.66e5 -> 3.09e4, ``rover`` 6.82 -> 1.59; BKB 8.25 ->
+7.32, 109.2 -> 91.1, 5.73e5 -> 5.64e4, 1.57 -> 1.18; MS-UCB 9.73 -> 8.53,
+111.4 -> 75.3, 1.85e5 -> 1.09e5, 5.07 -> -3.51: better in all 12 pairs.
+A pass probing only the plus side, as COBYLA does, was better than the
+default in 7 of the 12 and worse than the two-sided pass in 9. The ``hd`` suite's result is in
+BENCHMARKS.md (preface, session 15).
+
 Presets
 -------
 Every engine algorithm takes ``preset``: ``"paper"`` is exactly its paper's

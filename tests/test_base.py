@@ -36,11 +36,72 @@ def test_initial_design_starts_at_the_centre_then_draws_uniformly(name):
     if name == "bkb":  # with finite arms the design draws arms, as the paper does
         first = get_algorithm(name)(4, seed=0, **kwargs).ask()[0]
         assert "centre" not in first.meta
-    batch = get_algorithm(name)(4, seed=0, n_init=3).ask(3)
+    batch = get_algorithm(name)(4, seed=0, n_init=3, init_design="uniform").ask(3)
     assert batch[0].meta == {"init": True, "centre": True}
     np.testing.assert_array_equal(batch[0].x, np.full(4, 0.5))
     assert all(p.meta == {"init": True} for p in batch[1:])
     assert all(np.abs(p.x - 0.5).max() > 1e-3 for p in batch[1:])
+
+
+OURS = ["msucb", "cobbo", "goucb", "bkb"]
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_axis_design_is_one_greedy_pass_over_the_coordinates(name):
+    # base docstring, "Initial design": +step, then -step unless +step improved, from the
+    # best told point, each coordinate once
+    step = 1.0 / 6.0
+    target = np.array([0.5 + step, 0.5 - step, 0.5, 0.5 + step, 0.2])
+    opt = get_algorithm(name)(5, seed=3, budget=100)
+    assert opt.init_design == "axis" and opt.n_init == 11
+    pivot, f_pivot, probed = np.full(5, 0.5), None, []
+    for _ in range(opt.n_init):
+        (p,) = opt.ask()
+        y = float(((p.x - target) ** 2).sum())
+        if f_pivot is None:
+            assert p.meta == {"init": True, "centre": True}
+        elif "axis" not in p.meta:  # every coordinate probed: uniform draws
+            assert len(probed) == 5 and p.meta == {"init": True}
+        else:
+            (j,) = np.flatnonzero(p.x != pivot)
+            k, sign = p.meta["axis"]
+            assert p.meta["init"] and p.x[j] == pytest.approx(pivot[j] + sign * step)
+            if sign == 1:
+                assert j not in probed
+                probed.append(j)
+            else:
+                assert probed[-1] == j and k == len(probed) - 1
+        opt.tell(p.x, y)
+        if f_pivot is None or y < f_pivot:
+            pivot, f_pivot = p.x.copy(), y
+    assert sorted(probed) == list(range(5))
+    np.testing.assert_allclose(pivot, [0.5 + step, 0.5 - step, 0.5, 0.5 + step, 0.5 - step])
+    assert "init" not in opt.ask()[0].meta  # the model takes over
+
+
+def test_axis_design_batches_rebuilds_sizes_and_validation():
+    msucb = get_algorithm("msucb")
+    batch = msucb(6, seed=0).ask(3)  # an untold probe counts as no improvement
+    assert [p.meta.get("axis") for p in batch] == [None, [0, 1], [0, -1]]
+    np.testing.assert_allclose(batch[1].x + batch[2].x, 2 * batch[0].x)
+    opt = msucb(10, seed=1, budget=200)
+    for _ in range(9):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(np.sin(7 * p.x).sum()))
+    rebuilt = msucb.from_history(10, opt.X, opt.y, opt.metas, seed=1, budget=200)
+    np.testing.assert_array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)
+    assert msucb(100, budget=500).n_init == 125  # min(2 D + 1, max(20, budget // 4))
+    assert msucb(12, budget=500).n_init == 25 and msucb(100).n_init == 25
+    assert msucb(100, budget=2000).n_init == 201
+    paper = msucb(100, budget=500, preset="paper")
+    assert (paper.init_design, paper.n_init) == ("uniform", 20)
+    goucb = get_algorithm("goucb")
+    assert goucb(100, budget=500, preset="paper").n_init == 23  # ceil(sqrt(T))
+    assert goucb(100, budget=500).n_init == 125
+    assert get_algorithm("gpucb")(100, budget=500).init_design == "uniform"
+    assert msucb(100, budget=500, init_design="uniform").n_init == 20
+    with pytest.raises(ValueError, match="init_design: expected one of"):
+        msucb(3, init_design="grid")
 
 
 def test_centre_is_snapped_skipped_after_a_warm_start_and_off_for_random_search():

@@ -25,6 +25,7 @@ def _check_engine(engine: object, preset: str) -> None:
     # every paper draws its whole initial design uniformly; the practical presets start at
     # the centre (base module docstring, "Initial design")
     assert engine.init_centre is (preset == "practical")
+    assert engine.init_design == ("axis" if preset == "practical" else "uniform")
     assert engine.n_told == N_TRIALS
 
 
@@ -55,7 +56,7 @@ def test_optuna_sampler_passes_the_preset(algo: str, preset: str) -> None:
 def test_skopt_optimizer_passes_the_preset(algo: str, preset: str) -> None:
     cls = getattr(skopt_adapter, f"{ALGOS[algo]}Optimizer")
     opt = cls([(0.0, 1.0)] * D, random_state=0, preset=preset)
-    assert opt.n_initial_points_ == get_algorithm(algo).preset_n_init(preset)
+    assert opt.n_initial_points_ == get_algorithm(algo).preset_n_init(preset, dim=D)
     for _ in range(N_TRIALS):
         x = opt.ask()
         opt.tell(x, _sphere(x))
