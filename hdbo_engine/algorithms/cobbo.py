@@ -116,8 +116,8 @@ centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
 session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
 eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
 against the committed cells of the same seeds; session 15), uniform -> axis:
-shifted Ackley 9.21 -> 7.75, shifted Levy 136.0 -> 122.0, shifted Styblinski-
-Tang -843 -> -2961, rotated Rastrigin 1528 -> 1547, rotated Rosenbrock 4.19e5
+shifted Ackley 9.21 -> 7.75, shifted Levy 136.0 -> 122.0, shifted
+Styblinski-Tang -843 -> -2961, rotated Rastrigin 1528 -> 1547, rotated Rosenbrock 4.19e5
 -> 1.63e5, scattered Hartmann6 -3.308 -> -3.299, LunarLander -231.4 -> -273.4,
 Swimmer -359.9 -> -357.2, Hopper -1027.9 -> -1131.1, rover 5.63 -> 2.74,
 HalfCheetah -488 -> -1536: 8 of 11 medians and 24 of 33 cells better.

@@ -28,8 +28,8 @@ option (numbers below: best value after 500 evaluations, lower is better):
   session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
   eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
   against the committed cells of the same seeds; session 15), uniform -> axis:
-  shifted Ackley 7.37 -> 6.38, shifted Levy 90.0 -> 79.7, shifted Styblinski-
-  Tang -2629 -> -3051, rotated Rastrigin 1448 -> 1455, rotated Rosenbrock
+  shifted Ackley 7.37 -> 6.38, shifted Levy 90.0 -> 79.7, shifted
+  Styblinski-Tang -2629 -> -3051, rotated Rastrigin 1448 -> 1455, rotated Rosenbrock
   1.66e5 -> 5.75e4, scattered Hartmann6 -3.320 -> -3.322, LunarLander -279.3
   -> -190.9, Swimmer -359.5 -> -360.1, Hopper -1115 -> -1054, rover 5.15 ->
   2.95, HalfCheetah -462 -> -910: 8 of 11 medians and 24 of 33 cells better.
