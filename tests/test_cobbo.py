@@ -48,7 +48,8 @@ def test_backoff_tau_and_xi_follow_section_3_2():
 def test_registry_and_defaults():
     assert get_algorithm("cobbo") is CobBO
     opt = CobBO(40, seed=0)
-    assert opt.n_init == 20
+    assert opt.n_init == 25  # axis design, budget unknown: min(2 D + 1, max(20, 100 // 4))
+    assert CobBO(40, seed=0, preset="paper").n_init == 20
     assert opt.tau == 1.0 + 2  # budget unknown -> T = 1000
     assert list(opt.block_sizes) == [1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30]
     np.testing.assert_allclose(opt.preference, np.full(40, 1 / 40))
