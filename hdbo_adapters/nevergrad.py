@@ -79,7 +79,7 @@ Ask/tell
   model-based optimizers.
 * ``n_init`` (initial design): None leaves it to the algorithm (its
   default, which may depend on the budget and dimension, e.g. the axis
-  design's ``min(2 D + 1, max(20, budget // 4))`` for MS-UCB, or GO-UCB's
+  design's ``max(20, min(2 D + 1, budget // 4))`` for MS-UCB, or GO-UCB's
   paper preset's ``ceil(sqrt(T))``); a budget below it means the design only.
 * Seeding: ``seed=None`` (default) draws the engine seed from
   ``optimizer.parametrization.random_state`` at the first ask or tell, so

@@ -60,17 +60,21 @@ coordinates in a random order (a permutation seeded by ``seed`` alone), each
 probed at the best told point plus ``AXIS_STEP`` (1/6 of the cube's side)
 and, when that is not an improvement, minus it; the best told point moves
 with every improvement, so the design is one greedy pass over the
-coordinates. Left at None, ``n_init`` is then ``min(2 D + 1, max(the
-uniform design's size, budget // 4))`` (:func:`design_size`; an unknown
-budget counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
-evaluations, 25 at D = 12. Once every coordinate is probed, any further
-design points are uniform draws. A probe whose value is not yet told counts
+coordinates. Left at None, ``n_init`` is then ``max(the uniform design's
+size, min(2 D + 1, budget // 4))`` (:func:`design_size`; an unknown budget
+counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
+evaluations, 25 at D = 12, and the uniform size (e.g. MS-UCB's 20) where the
+pass is shorter, as for D < 10. Once every coordinate is probed, the rest of
+the design is uniform draws. A probe whose value is not yet told counts
 as no improvement, so a batch probes both signs at once; a probe that would
 leave the cube goes the other way; with nothing told and no centre pending
 the point is a uniform draw. Probes carry ``{"init": True, "axis": [k,
-sign]}`` (``k``: position in the order), and the next probe is a function
-of the told history, these metas and the pending points, so a rebuilt
-optimizer continues the pass exactly.
+sign]}`` (``k``: position in the order). A step that the space snaps back
+to the base point is skipped: a categorical's one-hot columns (a step of
+1/6 never changes the argmax) and an integer too coarse for it, so the pass
+probes Real and Integer parameters and the rest of the design is uniform
+draws. The next probe is a function of the told history, these metas and
+the pending points, so a rebuilt optimizer continues the pass exactly.
 
 Why: at D = 100 with a few hundred evaluations every uniform point is worse
 than the centre and tells the surrogate little about any single coordinate,
@@ -143,13 +147,13 @@ _AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
 
 def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
-    """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, the centre
-    and both probes of every coordinate, at most a quarter of the budget (of
-    ``DESIGN_HORIZON`` when it is unknown) and at least ``uniform_size``:
-    ``min(2 dim + 1, max(uniform_size, budget // 4))``."""
+    """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, room for the
+    centre and both probes of every coordinate up to a quarter of the budget (of
+    ``DESIGN_HORIZON`` when it is unknown), and never less than ``uniform_size``:
+    ``max(uniform_size, min(2 dim + 1, budget // 4))``."""
     if design != "axis":
         return int(uniform_size)
-    return int(min(2 * dim + 1, max(uniform_size, (budget or DESIGN_HORIZON) // 4)))
+    return int(max(uniform_size, min(2 * dim + 1, (budget or DESIGN_HORIZON) // 4)))
 
 __all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures",
            "FROM_PRESET"]
@@ -302,7 +306,7 @@ class Optimizer(ABC):
                              f"got {init_design!r}")
         self.init_design = str(init_design)
         if n_init is None:
-            n_init = design_size(self.init_design, self.preset_n_init(preset), self.dim,
+            n_init = design_size(self.init_design, self._uniform_n_init(), self.dim,
                                  self.budget)
         if not is_int(n_init) or n_init < 1:
             raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
@@ -333,6 +337,10 @@ class Optimizer(ABC):
             return size
         return design_size(chosen.get("init_design", cls.default_init_design), size, dim,
                            budget)
+
+    def _uniform_n_init(self) -> int:
+        """The uniform initial design's size under this preset (``n_init`` left at None)."""
+        return self.preset_n_init(self.preset)
 
     def _from_preset(self, **given: Any) -> dict[str, Any]:
         """The given options, each left at ``FROM_PRESET`` replaced by the preset's value."""
@@ -438,13 +446,17 @@ class Optimizer(ABC):
             improved = len(issued) == len(told) and best is not None and (
                 self._metas[self._best_index()].get("axis") == [k, sign])
             k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
-        if k >= self.dim:
-            return None
-        j = int(self._axis_order()[k])
-        x = base.copy()
-        step = sign * AXIS_STEP
-        x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
-        return x, {"init": True, "axis": [k, sign]}
+        base = self.space.snap(base)[0]
+        while k < self.dim:
+            j = int(self._axis_order()[k])
+            x = base.copy()
+            step = sign * AXIS_STEP
+            x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
+            if not np.array_equal(self.space.snap(x)[0], base):
+                return x, {"init": True, "axis": [k, sign]}
+            # a step the space snaps back (a categorical's one-hot column, a coarse integer)
+            k, sign = (k, -1) if sign == 1 else (k + 1, 1)
+        return None
 
     def _best_index(self) -> int:
         """Index of the lowest finite told value (call only when one exists)."""

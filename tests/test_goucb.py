@@ -47,7 +47,7 @@ def test_registry_and_contract() -> None:
 
 
 def test_default_n_init_without_budget() -> None:
-    assert GOUCB(3, seed=0).n_init == 10  # ceil(sqrt(DEFAULT_HORIZON))
+    assert GOUCB(3, seed=0).n_init == 10  # ceil(sqrt(DEFAULT_HORIZON)) > 2 D + 1 = 7
     assert GOUCB(3, seed=0, n_init=3).n_init == 3
 
 
@@ -172,11 +172,15 @@ def test_trust_region_confines_step5() -> None:
     after tr_failure_tol failures."""
     opt = GOUCB(6, seed=1, budget=60, tr_failure_tol=2, **FAST)
     run(opt, sphere, opt.n_init)
+    checked = 0
     for _ in range(8):
         lower, upper = opt.trust_region.bounds(opt.best[0])
         (p,) = opt.ask()
-        assert (p.x >= lower - 1e-12).all() and (p.x <= upper + 1e-12).all()
+        if not p.meta.get("duplicate_replaced"):  # base moves a repeat off the told point
+            assert (p.x >= lower - 1e-12).all() and (p.x <= upper + 1e-12).all()
+            checked += 1
         opt.tell(p.x, 100.0)  # never an improvement
+    assert checked >= 4
     assert opt.trust_region.length == pytest.approx(0.8 / 16)
 
 

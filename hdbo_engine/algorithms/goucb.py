@@ -21,18 +21,16 @@ option (numbers below: best value after 500 evaluations, lower is better):
 * ``init_centre=True``: the engine's centre-first design (``base``).
 * ``init_design="axis"``: Phase I is the centre and a greedy pass along the
   axes instead of uniform draws (``base``, "Initial design"), with
-  ``min(2 D + 1, max(10, budget // 4))`` points instead of ``ceil(sqrt(T))``.
-  The axis design (``init_design="axis"``, ``base``, "Initial design": the
-  centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
-  ``min(2 D + 1, max(10, budget // 4))`` points) replaced uniform draws in
-  session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
-  eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
-  against the committed cells of the same seeds; session 15), uniform -> axis:
-  shifted Ackley 7.37 -> 6.38, shifted Levy 90.0 -> 79.7, shifted
-  Styblinski-Tang -2629 -> -3051, rotated Rastrigin 1448 -> 1455, rotated Rosenbrock
-  1.66e5 -> 5.75e4, scattered Hartmann6 -3.320 -> -3.322, LunarLander -279.3
-  -> -190.9, Swimmer -359.5 -> -360.1, Hopper -1115 -> -1054, rover 5.15 ->
-  2.95, HalfCheetah -462 -> -910: 8 of 11 medians and 24 of 33 cells better.
+  ``max(ceil(sqrt(T)), min(2 D + 1, budget // 4))`` points instead of
+  ``ceil(sqrt(T))``. It replaced uniform draws in session 15. Medians over
+  seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the eleven 500-evaluation
+  groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``, against the committed
+  cells of the same seeds; session 15), uniform -> axis: shifted Ackley 7.37
+  -> 6.38, shifted Levy 90.0 -> 79.7, shifted Styblinski-Tang -2629 -> -3051,
+  rotated Rastrigin 1448 -> 1455, rotated Rosenbrock 1.66e5 -> 5.75e4,
+  scattered Hartmann6 -3.320 -> -3.322, LunarLander -279.3 -> -190.9, Swimmer
+  -359.5 -> -360.1, Hopper -1115 -> -1054, rover 5.15 -> 2.95, HalfCheetah
+  -462 -> -910: 8 of 11 medians and 24 of 33 cells better.
 * ``refit_every=10``, ``refit_maxiter=100``: the oracle is refitted on every
   told point after each 10 Phase II observations (below, "Refits").
 * ``trust_region=True``, ``tr_failure_tol=10``; ``restarts=0``: step 5 is
@@ -425,7 +423,8 @@ class GOUCB(Optimizer):
     Parameters (defaults in brackets; "preset" = set by the preset)
     ---------------------------------------------------------------
     budget: the horizon T of Theorem 4.1 [None: DEFAULT_HORIZON = 100 is used].
-    n_init: Phase I size n [ceil(sqrt(T)), at least 2].
+    n_init: Phase I size n [paper: ceil(sqrt(T)), at least 2; practical: the axis design's
+        max(ceil(sqrt(T)), min(2 D + 1, T // 4)), ``base``].
     hidden: hidden units of the default model [25, Sec. 6].
     model_factory: ``D -> torch.nn.Module`` replacing the default model
         (input: points of ``[-1, 1]^D`` of shape (1, D); output: one number).
@@ -462,6 +461,10 @@ class GOUCB(Optimizer):
                   "tr_failure_tol": 10, "init_centre": False, "init_design": "uniform"},
     }
 
+    def _uniform_n_init(self) -> int:
+        """Phase I size with uniform draws, ``n = ceil(sqrt(T))`` (App. D.1), at least 2."""
+        return max(2, math.ceil(math.sqrt(self.budget or DEFAULT_HORIZON)))
+
     def __init__(
         self,
         space: Space | int,
@@ -491,10 +494,6 @@ class GOUCB(Optimizer):
                                    or not isinstance(budget, (int, np.integer)) or budget < 1):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         horizon = DEFAULT_HORIZON if budget is None else int(budget)
-        preset = kwargs.get("preset", "practical")
-        design = kwargs.get("init_design") or self.presets.get(preset, {}).get("init_design")
-        if n_init is None and design != "axis":  # the axis design sizes itself (``base``)
-            n_init = max(2, math.ceil(math.sqrt(horizon)))
         super().__init__(space, budget=budget, n_init=n_init, **kwargs)
         cfg = self._from_preset(beta=beta, beta_scale=beta_scale, n_candidates=n_candidates,
                                 restarts=restarts, refit_every=refit_every,

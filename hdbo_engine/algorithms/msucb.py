@@ -35,7 +35,7 @@ Presets (``preset=``, :mod:`hdbo_engine.base`, "Presets"):
   initial design (``init_design="axis"``; the paper preset: uniform).
   The axis design (``init_design="axis"``, ``base``, "Initial design": the
   centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
-  ``min(2 D + 1, max(20, budget // 4))`` points) replaced uniform draws in
+  ``max(20, min(2 D + 1, budget // 4))`` points) replaced uniform draws in
   session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
   eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
   against the committed cells of the same seeds; session 15), uniform -> axis:
