@@ -74,7 +74,11 @@ to the base point is skipped: a categorical's one-hot columns (a step of
 1/6 never changes the argmax) and an integer too coarse for it, so the pass
 probes Real and Integer parameters and the rest of the design is uniform
 draws. The next probe is a function of the told history, these metas and
-the pending points, so a rebuilt optimizer continues the pass exactly.
+the pending points, so a rebuilt optimizer continues the pass exactly. For
+the same reason two workers that share a state but cannot see each other's
+latest proposal would propose the same probe, so an ask with a ``salt``
+(the adapters pass one when other trials are running) draws its design
+points uniformly, as with ``"uniform"``.
 
 Why: at D = 100 with a few hundred evaluations every uniform point is worse
 than the centre and tells the surrogate little about any single coordinate,
@@ -404,7 +408,7 @@ class Optimizer(ABC):
         out: list[Proposal] = []
         n_random = self._n_random(n)
         for _ in range(n_random):
-            out.append(self._accept(*self._design_point(rng), rng))
+            out.append(self._accept(*self._design_point(rng, salted=salt is not None), rng))
         n_model = n - n_random
         if n_model:
             k = min(n_model, self.batch_model_limit)
@@ -418,11 +422,14 @@ class Optimizer(ABC):
                 out.append(self._accept(x, {"batch_fill": True, "near": j % k}, rng))
         return out
 
-    def _design_point(self, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
-        """The next initial-design point and its meta (module docstring, "Initial design")."""
+    def _design_point(self, rng: np.random.Generator,
+                      salted: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        """The next initial-design point and its meta (module docstring, "Initial design");
+        ``salted`` asks (concurrent workers) get uniform draws instead of axis probes."""
         if self.init_centre and self.n_told == 0 and not self._pending:
             return np.full(self.dim, 0.5), {"init": True, "centre": True}
-        probe = self._axis_probe() if self.init_design == "axis" else None
+        use_axis = self.init_design == "axis" and not salted
+        probe = self._axis_probe() if use_axis else None
         return probe if probe is not None else (rng.random(self.dim), {"init": True})
 
     def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
