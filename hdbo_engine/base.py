@@ -258,9 +258,11 @@ class Optimizer(ABC):
     init_centre: whether the initial design starts at the centre of the cube
         (see "Initial design" in the module docstring); ``None`` takes the
         algorithm's ``default_init_centre``.
+    init_design: ``"uniform"`` or ``"axis"`` (module docstring, "Initial
+        design"); ``None`` takes the preset's, else ``default_init_design``.
     preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
-        "Presets"); ``n_init`` and ``init_centre`` left at ``None`` take the
-        preset's values where it sets them.
+        "Presets"); ``n_init``, ``init_centre`` and ``init_design`` left at
+        ``None`` take the preset's values where it sets them.
 
     Class attributes (set on an instance to change them): ``batch_model_limit``
     [16], the most model-based points per ask (module docstring, "Large
