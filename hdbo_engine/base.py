@@ -150,6 +150,7 @@ from .trust_region import TrustRegion
 
 INIT_DESIGNS = ("uniform", "axis")
 AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe (module docstring, "Initial design")
+AXIS_JITTER = 0.25  # each coordinate's step is AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
 DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
 _AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
@@ -332,6 +333,7 @@ class Optimizer(ABC):
         self._pending: list[Proposal] = []
         self.trust_region: TrustRegion | None = None
         self._axis_perm: np.ndarray | None = None
+        self._axis_scale: np.ndarray | None = None
 
     @classmethod
     def preset_n_init(cls, preset: str = "practical", dim: int | None = None,
@@ -460,10 +462,11 @@ class Optimizer(ABC):
                 self._metas[self._best_index()].get("axis") == [k, sign])
             k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
         base = self.space.snap(base)[0]
+        order, scale = self._axis_plan()
         while k < self.dim:
-            j = int(self._axis_order()[k])
+            j = int(order[k])
             x = base.copy()
-            step = sign * AXIS_STEP
+            step = sign * AXIS_STEP * scale[j]
             x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
             if not np.array_equal(self.space.snap(x)[0], base):
                 return x, {"init": True, "axis": [k, sign]}
@@ -475,14 +478,16 @@ class Optimizer(ABC):
         """Index of the lowest finite told value (call only when one exists)."""
         return int(np.argmin(np.where(np.isfinite(self._y), self._y, np.inf)))
 
-    def _axis_order(self) -> np.ndarray:
-        """The order in which the axis design probes the coordinates: a permutation drawn
-        from a generator seeded by ``seed`` alone (module docstring, "Initial design")."""
-        if self._axis_perm is None:
+    def _axis_plan(self) -> tuple[np.ndarray, np.ndarray]:
+        """The order in which the axis design probes the coordinates (a permutation) and each
+        coordinate's step factor in [1 - AXIS_JITTER, 1 + AXIS_JITTER], drawn from a
+        generator seeded by ``seed`` alone (module docstring, "Initial design")."""
+        if self._axis_perm is None or self._axis_scale is None:
             rng = np.random.default_rng(np.random.SeedSequence(self.seed,
                                                                spawn_key=(_AXIS_STREAM,)))
             self._axis_perm = rng.permutation(self.dim)
-        return self._axis_perm
+            self._axis_scale = 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
+        return self._axis_perm, self._axis_scale
 
     def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
         """Box of a large batch's filler points: the trust region around the best point, or
