@@ -49,12 +49,12 @@ OURS = ["msucb", "cobbo", "goucb", "bkb"]
 @pytest.mark.parametrize("name", OURS)
 def test_axis_design_is_one_greedy_pass_over_the_coordinates(name):
     # base docstring, "Initial design": +step, then -step unless +step improved, from the
-    # best told point, each coordinate once
-    step = 1.0 / 6.0
-    target = np.array([0.5 + step, 0.5 - step, 0.5, 0.5 + step, 0.2])
+    # best told point, each coordinate once; a coordinate's step is 1/6 times a factor in
+    # [0.75, 1.25], the same for both signs
+    target = np.array([0.75, 0.25, 0.5, 0.75, 0.2])
     opt = get_algorithm(name)(5, seed=3, budget=100)
     assert opt.init_design == "axis" and opt.n_init >= 11  # the uniform size when larger
-    pivot, f_pivot, probed = np.full(5, 0.5), None, []
+    pivot, f_pivot, probed, steps = np.full(5, 0.5), None, [], {}
     for _ in range(opt.n_init):
         (p,) = opt.ask()
         y = float(((p.x - target) ** 2).sum())
@@ -65,17 +65,22 @@ def test_axis_design_is_one_greedy_pass_over_the_coordinates(name):
         else:
             (j,) = np.flatnonzero(p.x != pivot)
             k, sign = p.meta["axis"]
-            assert p.meta["init"] and p.x[j] == pytest.approx(pivot[j] + sign * step)
+            step = sign * (p.x[j] - pivot[j])
+            assert p.meta["init"] and 0.75 / 6 <= step <= 1.25 / 6
             if sign == 1:
                 assert j not in probed
                 probed.append(j)
+                steps[j] = step
             else:
                 assert probed[-1] == j and k == len(probed) - 1
+                assert step == pytest.approx(steps[j])
         opt.tell(p.x, y)
         if f_pivot is None or y < f_pivot:
             pivot, f_pivot = p.x.copy(), y
     assert sorted(probed) == list(range(5))
-    np.testing.assert_allclose(pivot, [0.5 + step, 0.5 - step, 0.5, 0.5 + step, 0.5 - step])
+    moved = np.sign(np.round(pivot - 0.5, 12))
+    np.testing.assert_array_equal(moved, [1, -1, 0, 1, -1])  # each step toward the target
+    assert len({round(v, 12) for v in steps.values()}) == 5  # jittered per coordinate
     assert "init" not in opt.ask()[0].meta  # the model takes over
 
 
