@@ -59,9 +59,9 @@ solution of numerical and statistical problems", J. ACM 8, 1961): the
 coordinates in a random order (a permutation seeded by ``seed`` alone), each
 probed at the best told point plus its step (``AXIS_STEP``, 1/6 of the cube's
 side, times a factor drawn once per coordinate from U(0.75, 1.25),
-``AXIS_JITTER``, seeded likewise) and, when that is not an improvement, minus
-it; the best told point moves
-with every improvement, so the design is one greedy pass over the
+``AXIS_JITTER``, seeded likewise; the paragraph "Why the step is jittered"
+below) and, when that is not an improvement, minus it; the best told point
+moves with every improvement, so the design is one greedy pass over the
 coordinates. Left at None, ``n_init`` is then ``max(the uniform design's
 size, min(2 D + 1, budget // 4))`` (:func:`design_size`; an unknown budget
 counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
@@ -361,8 +361,7 @@ class Optimizer(ABC):
         self._metas: list[dict[str, Any]] = []
         self._pending: list[Proposal] = []
         self.trust_region: TrustRegion | None = None
-        self._axis_perm: np.ndarray | None = None
-        self._axis_scale: np.ndarray | None = None
+        self._axis: tuple[np.ndarray, np.ndarray] | None = None  # _axis_plan's cache
 
     @classmethod
     def preset_n_init(cls, preset: str = "practical", dim: int | None = None,
@@ -511,12 +510,12 @@ class Optimizer(ABC):
         """The order in which the axis design probes the coordinates (a permutation) and each
         coordinate's step factor in [1 - AXIS_JITTER, 1 + AXIS_JITTER], drawn from a
         generator seeded by ``seed`` alone (module docstring, "Initial design")."""
-        if self._axis_perm is None or self._axis_scale is None:
+        if self._axis is None:
             rng = np.random.default_rng(np.random.SeedSequence(self.seed,
                                                                spawn_key=(_AXIS_STREAM,)))
-            self._axis_perm = rng.permutation(self.dim)
-            self._axis_scale = 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
-        return self._axis_perm, self._axis_scale
+            order = rng.permutation(self.dim)
+            self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
+        return self._axis
 
     def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
         """Box of a large batch's filler points: the trust region around the best point, or
