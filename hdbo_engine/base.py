@@ -180,6 +180,7 @@ from .trust_region import TrustRegion
 INIT_DESIGNS = ("uniform", "axis")
 AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe (module docstring, "Initial design")
 AXIS_JITTER = 0.25  # each coordinate's step is AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
+LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
 DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
 _AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
@@ -294,9 +295,12 @@ class Optimizer(ABC):
         algorithm's ``default_init_centre``.
     init_design: ``"uniform"`` or ``"axis"`` (module docstring, "Initial
         design"); ``None`` takes the preset's, else ``default_init_design``.
+    line_search: whether the axis design ends with a line search along its
+        finite-difference slopes (module docstring, "Line search after the
+        design"); ``None``: True exactly when ``init_design`` is ``"axis"``.
     preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
-        "Presets"); ``n_init``, ``init_centre`` and ``init_design`` left at
-        ``None`` take the preset's values where it sets them.
+        "Presets"); ``n_init``, ``init_centre``, ``init_design`` and
+        ``line_search`` left at ``None`` take the preset's values where it sets them.
 
     Class attributes (set on an instance to change them): ``batch_model_limit``
     [16], the most model-based points per ask (module docstring, "Large
@@ -321,6 +325,7 @@ class Optimizer(ABC):
         n_init: int | None = None,
         init_centre: bool | None = None,
         init_design: str | None = None,
+        line_search: bool | None = None,
         preset: str = "practical",
     ) -> None:
         if not isinstance(preset, str) or preset not in self.presets:
@@ -356,6 +361,11 @@ class Optimizer(ABC):
         if not isinstance(init_centre, (bool, np.bool_)):
             raise TypeError(f"init_centre: expected a bool or None, got {init_centre!r}")
         self.init_centre = bool(init_centre)
+        if line_search is None:
+            line_search = chosen.get("line_search", self.init_design == "axis")
+        if not isinstance(line_search, (bool, np.bool_)):
+            raise TypeError(f"line_search: expected a bool or None, got {line_search!r}")
+        self.line_search = bool(line_search)
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)
         self._metas: list[dict[str, Any]] = []
@@ -446,6 +456,10 @@ class Optimizer(ABC):
         for _ in range(n_random):
             out.append(self._accept(*self._design_point(rng, salted=salt is not None), rng))
         n_model = n - n_random
+        line = self._line_point() if n_model and salt is None else None
+        if line is not None:
+            out.append(self._accept(*line, rng))
+            n_model -= 1
         if n_model:
             k = min(n_model, self.batch_model_limit)
             for x, meta in self._propose(k, rng):
@@ -516,6 +530,68 @@ class Optimizer(ABC):
             order = rng.permutation(self.dim)
             self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
         return self._axis
+
+    def _design_end(self) -> int | None:
+        """Number of told points up to and including the ``n_init``-th finite value (None
+        while the design is not complete)."""
+        finite = np.flatnonzero(np.isfinite(self._y))
+        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
+
+    def _design_slopes(self, end: int) -> np.ndarray:
+        """Finite-difference slope of each coordinate from the axis probes among the first
+        ``end`` told points (module docstring, "Line search after the design"); 0 where a
+        coordinate has no usable probe."""
+        X, y = self._X[:end], self._y[:end]
+        order = self._axis_plan()[0]
+        slopes = np.zeros(self.dim)
+        plus: dict[int, int] = {}  # coordinate -> index of its plus probe
+        for i in range(end):
+            axis = self._metas[i].get("axis")
+            if not isinstance(axis, list) or len(axis) != 2 or not np.isfinite(y[i]):
+                continue
+            j = int(order[axis[0]])
+            others = np.delete(X[:i], j, axis=1) if i else np.empty((0, self.dim - 1))
+            same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
+                                  & np.isfinite(y[:i]) & (X[:i, j] != X[i, j]))
+            if not len(same):
+                continue
+            b = int(same[-1])  # the point it stepped from
+            slopes[j] = (y[i] - y[b]) / (X[i, j] - X[b, j])
+            if axis[1] == 1:
+                plus[j] = i
+            elif j in plus:
+                p = plus[j]
+                if (X[p, j] - X[b, j]) * (X[i, j] - X[b, j]) < 0 and np.array_equal(
+                        np.delete(X[p], j), np.delete(X[i], j)):
+                    slopes[j] = (y[p] - y[i]) / (X[p, j] - X[i, j])  # central difference
+        return slopes
+
+    def _line_point(self) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The next point of the line search after the axis design, or None when it does not
+        apply or is over (module docstring, "Line search after the design")."""
+        if not self.line_search or self._pending:
+            return None
+        end = self._design_end()
+        if end is None or not all("line" in m for m in self._metas[end:]):
+            return None  # the design is not told yet, or the model has taken over
+        direction = -self._design_slopes(end)
+        scale = float(np.abs(direction).max())
+        if not scale > 0.0:
+            return None
+        direction /= scale
+        ok = np.isfinite(self._y[:end])
+        i = int(np.flatnonzero(ok)[np.argmin(self._y[:end][ok])])
+        tried = self.n_told - end
+        if tried >= len(LINE_STEPS):
+            return None
+        x_best, y_best, improved = self._X[i], float(self._y[i]), False
+        for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
+            if self._y[k] < y_best:
+                x_best, y_best, improved = self._X[k], float(self._y[k]), True
+            elif improved and step >= LINE_STEPS[0]:
+                return None  # a long step failed after one improved
+        step = LINE_STEPS[tried]
+        return np.clip(x_best + step * direction, 0.0, 1.0), {"init": True, "line": step}
 
     def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
         """Box of a large batch's filler points: the trust region around the best point, or
