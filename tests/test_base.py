@@ -81,7 +81,65 @@ def test_axis_design_is_one_greedy_pass_over_the_coordinates(name):
     moved = np.sign(np.round(pivot - 0.5, 12))
     np.testing.assert_array_equal(moved, [1, -1, 0, 1, -1])  # each step toward the target
     assert len({round(v, 12) for v in steps.values()}) == 5  # jittered per coordinate
-    assert "init" not in opt.ask()[0].meta  # the model takes over
+    assert "line" in opt.ask()[0].meta  # the line search follows (next test)
+
+
+@pytest.mark.parametrize("name", ["msucb", "cobbo", "goucb", "bkb"])
+def test_line_search_steps_along_the_design_slopes_then_hands_over(name):
+    # base docstring, "Line search after the design": on a linear function the design's
+    # finite differences are its gradient c, so the steps go along -c / max|c|
+    c = np.array([3.0, -1.0, 0.5, -2.0, 1.5, 0.0])
+    opt = get_algorithm(name)(6, seed=5, budget=100)
+    assert opt.line_search
+    for _ in range(opt.n_init):
+        (p,) = opt.ask()
+        assert "line" not in p.meta
+        opt.tell(p.x, float(c @ p.x))
+    direction = -c / 3.0
+    x0 = opt.best[0]
+    (p,) = opt.ask()
+    assert p.meta == {"init": True, "line": 1 / 6}
+    np.testing.assert_allclose(p.x, np.clip(x0 + direction / 6, 0, 1), atol=1e-12)
+    opt.tell(p.x, opt.best[1] + 1.0)  # no improvement: the next long step, same base
+    (p,) = opt.ask()
+    assert p.meta["line"] == 1 / 3
+    np.testing.assert_allclose(p.x, np.clip(x0 + direction / 3, 0, 1), atol=1e-12)
+    opt.tell(p.x, opt.best[1] - 1.0)  # improved: the next step starts here
+    x1 = p.x
+    rebuilt = type(opt).from_history(6, opt.X, opt.y, opt.metas, seed=5, budget=100)
+    (p,) = opt.ask()
+    assert p.meta["line"] == 2 / 3
+    np.testing.assert_allclose(p.x, np.clip(x1 + 2 * direction / 3, 0, 1), atol=1e-12)
+    np.testing.assert_array_equal(rebuilt.ask()[0].x, p.x)  # a function of the history
+    opt.tell(p.x, opt.best[1] + 1.0)  # a long step failed after one improved: over
+    assert "line" not in opt.ask()[0].meta
+
+
+def test_line_search_is_skipped_when_it_cannot_apply():
+    msucb = get_algorithm("msucb")
+    f = np.array([1.0, -2.0, 0.5, 1.0])
+
+    def design(**kwargs: object) -> object:
+        opt = msucb(4, seed=0, budget=60, **kwargs)
+        for _ in range(opt.n_init):
+            (p,) = opt.ask()
+            opt.tell(p.x, float(f @ p.x))
+        return opt
+
+    assert "line" in design().ask()[0].meta
+    assert not msucb(4, line_search=False).line_search
+    assert "line" not in design(line_search=False).ask()[0].meta
+    assert "line" not in design().ask(salt=1)[0].meta  # concurrent workers: the model
+    batch = design().ask(3)  # one line point, then the model points of the batch
+    assert ["line" in p.meta for p in batch] == [True, False, False]
+    assert not msucb(4, preset="paper").line_search  # uniform design: no slopes
+    assert "line" not in design(init_design="uniform").ask()[0].meta
+    warm = msucb(4, seed=0, budget=60)  # a warm start without axis metas: no slopes
+    X = np.random.default_rng(0).random((25, 4))
+    warm.tell(X, X @ f)
+    assert "line" not in warm.ask()[0].meta
+    with pytest.raises(TypeError, match="line_search: expected a bool"):
+        msucb(4, line_search="yes")
 
 
 def test_axis_design_batches_rebuilds_sizes_and_validation():

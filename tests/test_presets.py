@@ -26,6 +26,7 @@ def _check_engine(engine: object, preset: str) -> None:
     # the centre (base module docstring, "Initial design")
     assert engine.init_centre is (preset == "practical")
     assert engine.init_design == ("axis" if preset == "practical" else "uniform")
+    assert engine.line_search is (preset == "practical")
     assert engine.n_told == N_TRIALS
 
 
