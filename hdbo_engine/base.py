@@ -63,8 +63,9 @@ side, times a factor drawn once per coordinate from U(0.75, 1.25),
 below) and, when that is not an improvement, minus it; the best told point
 moves with every improvement, so the design is one greedy pass over the
 coordinates. The design then ends with a line search along the pass's
-finite-difference slopes ("Line search after the design", below). Left at None, ``n_init`` is then ``max(the uniform design's
-size, min(2 D + 1, budget // 4))`` (:func:`design_size`; an unknown budget
+finite-difference slopes ("Line search after the design", below). Left at
+None, ``n_init`` is then ``max(the uniform design's size, min(2 D + 1,
+budget // 4))`` (:func:`design_size`; an unknown budget
 counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
 evaluations, 25 at D = 12, and the uniform size (e.g. MS-UCB's 20) where the
 pass is shorter, as for D < 10. Once every coordinate is probed, the rest of
