@@ -165,7 +165,13 @@ same seeds): better in 56 of 80 runs; by problem, shifted Styblinski-Tang
 12 / 12 (-3179 to -3356, against NGOpt's median -3181), rover 8 / 8, shifted
 Ackley 10 / 12, rotated Rastrigin 7 / 12, rotated Rosenbrock 6 / 12, shifted
 Levy 6 / 12, Swimmer 3 / 4, LunarLander 2 / 4, HalfCheetah and Hopper 1 / 2.
-SUITE_NUMBERS
+On the suites (session 17, our four re-run with it, against session 16's cells of the
+same seeds; BENCHMARKS.md, preface): ``hd`` 28 of 44 medians and 80 of 132 cells better,
+the best of ours on Styblinski-Tang -3090 -> -3245 and rover -1.46 -> -3.03 (both now
+ahead of every peer), shifted Ackley 6.92 -> 5.86, rotated Rosenbrock 5.65e4 -> 3.56e4,
+LunarLander -284.6 -> -274.2 (lost to GPSampler's -276.0); ``d100`` 14 of 20 medians
+better (Rosenbrock 4.62e4 -> 2.56e4, Rastrigin 1171 -> 1121, Levy 20.6 -> 24.7 worse);
+``bbob`` 15 of 32 medians better, groups where ours beats every peer 1 -> 3 of 8.
 
 Presets
 -------

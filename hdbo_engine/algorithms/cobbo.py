@@ -122,6 +122,16 @@ Styblinski-Tang -843 -> -2961, rotated Rastrigin 1528 -> 1547, rotated Rosenbroc
 Swimmer -359.9 -> -357.2, Hopper -1027.9 -> -1131.1, rover 5.63 -> 2.74,
 HalfCheetah -488 -> -1536: 8 of 11 medians and 24 of 33 cells better.
 
+The design's line search (``line_search``, ``base``, "Line search after the
+design") was added in session 17. Medians over seeds 0-2 on ``hd`` (the same
+command, against session 16's cells), without -> with: shifted Ackley 7.85 ->
+7.01, shifted Levy 91.3 -> 95.4, Styblinski-Tang -2847 -> -3186, rotated
+Rastrigin 1587 -> 1564, rotated Rosenbrock 1.38e5 -> 6.70e4, scattered
+Hartmann6 -3.292 -> -2.353 (seeds 1-2 ended in Hartmann6's poorer basin, seed 0
+was already there), LunarLander -266.4 -> -264.8, Swimmer -358.3 -> -358.7,
+Hopper -1083 -> -1062, HalfCheetah -1095 -> -1437, rover 2.16 -> -0.24: 7 of 11
+medians and 18 of 33 cells better.
+
 State from history
 ------------------
 A model proposal's ``meta`` is ``{"round": r, "block": [coords]}``. The

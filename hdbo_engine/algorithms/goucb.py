@@ -31,6 +31,16 @@ option (numbers below: best value after 500 evaluations, lower is better):
   scattered Hartmann6 -3.320 -> -3.322, LunarLander -279.3 -> -190.9, Swimmer
   -359.5 -> -360.1, Hopper -1115 -> -1054, rover 5.15 -> 2.95, HalfCheetah
   -462 -> -910: 8 of 11 medians and 24 of 33 cells better.
+* ``line_search=True``: Phase I ends with the design's line search (``base``,
+  "Line search after the design"; its points are Phase II observations). Added
+  in session 17; medians over seeds 0-2 on ``hd`` (the same command, against
+  session 16's cells), without -> with: shifted Ackley 7.34 -> 5.86, shifted
+  Levy 79.5 -> 87.4, Styblinski-Tang -3060 -> -3236, rotated Rastrigin 1574 ->
+  1520, rotated Rosenbrock 5.65e4 -> 3.56e4, scattered Hartmann6 -3.3213 ->
+  -3.3218, LunarLander -82.0 -> -172.6, Swimmer -360.0 -> -361.5, Hopper -1031
+  -> -1029, HalfCheetah -1679 -> -972 (seeds -1679 / -1813 / -1050 -> -821 /
+  -1858 / -972), rover 1.73 -> -2.93: 8 of 11 medians and 23 of 33 cells
+  better.
 * ``refit_every=10``, ``refit_maxiter=100``: the oracle is refitted on every
   told point after each 10 Phase II observations (below, "Refits").
 * ``trust_region=True``, ``tr_failure_tol=10``; ``restarts=0``: step 5 is
