@@ -343,7 +343,8 @@ def test_rebuild_from_history_gives_same_next_proposal(arms):
 def test_rebuild_jumps_to_the_recorded_chain_state(monkeypatch):
     """Model proposals record the tell chain's state; a rebuild continues from the latest
     one of its own history (no per-point replay) and proposes what a full replay does."""
-    kwargs = dict(seed=3, n_init=4, n_candidates=128, failure_tol=2)
+    # no line search, so that every ask after the 4-point design is a model ask
+    kwargs = dict(seed=3, n_init=4, n_candidates=128, failure_tol=2, line_search=False)
     opt = BKB(3, **kwargs)
     for k in range(14):
         (p,) = opt.ask()

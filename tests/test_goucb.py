@@ -28,7 +28,7 @@ def run(opt: GOUCB, f, n: int) -> None:
 
 def test_registry_and_contract() -> None:
     assert get_algorithm("goucb") is GOUCB
-    opt = GOUCB(4, seed=1, budget=16, **FAST)
+    opt = GOUCB(4, seed=1, budget=16, line_search=False, **FAST)  # Phase II right away
     assert opt.n_init == 4  # ceil(sqrt(16))
     assert opt.d_w == 25 * 4 + 25 + 25 + 1
     run(opt, sphere, 8)
@@ -170,7 +170,7 @@ def test_presets() -> None:
 def test_trust_region_confines_step5() -> None:
     """Phase II proposals lie in the trust region around the incumbent, which shrinks
     after tr_failure_tol failures."""
-    opt = GOUCB(6, seed=1, budget=60, tr_failure_tol=2, **FAST)
+    opt = GOUCB(6, seed=1, budget=60, tr_failure_tol=2, line_search=False, **FAST)
     run(opt, sphere, opt.n_init)
     checked = 0
     for _ in range(8):
@@ -203,7 +203,7 @@ def test_refit_matches_dense_closed_form() -> None:
 
 
 def test_phase1_fit_is_cached() -> None:
-    opt = GOUCB(3, seed=0, budget=16, **FAST)
+    opt = GOUCB(3, seed=0, budget=16, line_search=False, **FAST)
     run(opt, sphere, 6)
     fit = opt._phase1
     run(opt, sphere, 2)
@@ -212,7 +212,7 @@ def test_phase1_fit_is_cached() -> None:
 
 def test_phase1_fit_converges_on_realizable_data() -> None:
     """The oracle (eq. 2) interpolates a few points of a model of its own class."""
-    opt = GOUCB(3, seed=0, budget=36, n_init=6)
+    opt = GOUCB(3, seed=0, budget=36, n_init=6, line_search=False)
     run(opt, lambda x: -np.tanh(np.atleast_2d(x).sum(1)), 7)
     assert opt._phase1["loss"] < 1e-6
 

@@ -37,7 +37,8 @@ def test_subspace_set_grows_by_n0_t_alpha_and_is_reproducible(N0, alpha):
 
 def test_proposals_lie_on_subspaces_of_z_t():
     problem = make_problem("styblinski_tang", 10)
-    opt = _run(MSUCB(10, d=3, seed=0, n_init=5, trust_region=False), problem, 12)
+    opt = _run(MSUCB(10, d=3, seed=0, n_init=5, trust_region=False, line_search=False),
+               problem, 12)
     for x, meta in zip(opt.X[5:], opt.metas[5:], strict=True):
         Z = opt.subspaces(meta["t"])
         np.testing.assert_array_equal(x[:7], Z[meta["subspace"]])  # first D - d fixed to z
@@ -46,7 +47,8 @@ def test_proposals_lie_on_subspaces_of_z_t():
 
 def test_d_zero_picks_a_point_of_z_t_and_d_equal_D_is_full_space():
     problem = make_problem("styblinski_tang", 6)
-    opt = _run(MSUCB(6, d=0, seed=0, n_init=4, trust_region=False), problem, 8)
+    opt = _run(MSUCB(6, d=0, seed=0, n_init=4, trust_region=False, line_search=False),
+               problem, 8)
     for x, meta in zip(opt.X[4:], opt.metas[4:], strict=True):
         np.testing.assert_array_equal(x, opt.subspaces(meta["t"])[meta["subspace"]])
     full = GPUCB(6, seed=0, n_init=4)
@@ -137,7 +139,7 @@ def test_msucb_beats_random_search(name):
 def test_screen_with_one_point_per_subspace_still_proposes_on_a_subspace_of_z_t():
     problem = make_problem("levy", 12)
     opt = _run(MSUCB(12, d=4, seed=1, n_init=8, screen_budget=1, n_optimize=2,
-                     trust_region=False), problem, 12)
+                     trust_region=False, line_search=False), problem, 12)
     (p,) = opt.ask()
     Z = opt.subspaces(p.meta["t"])
     np.testing.assert_array_equal(p.x[opt.fixed], Z[p.meta["subspace"]])

@@ -55,10 +55,11 @@ def test_same_points_as_native_engine_loop(algorithm, batch):
 
 def test_asked_points_keep_their_metadata():
     opt = adapter.MSUCBOptimizer([(0.0, 1.0)] * 6, n_initial_points=2, random_state=0)
-    for _ in range(4):
+    for _ in range(8):  # 2 design points, at most 5 line-search points, then the model
         x = opt.ask()
         opt.tell(x, _sphere(x))
     assert opt.engine.metas[0] == {"init": True, "centre": True}
+    assert opt.engine.metas[2]["line"] == 1 / 6  # the design's line search survived too
     assert "t" in opt.engine.metas[-1]  # MS-UCB's iteration index survived the round trip
     assert len(opt.engine.pending) == 0
 

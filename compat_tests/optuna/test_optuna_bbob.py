@@ -29,7 +29,12 @@ KNOWN_SHORTFALL = {
              " proposal, so on BBOB's fully D-dimensional functions it is close to random search"
              " at these budgets; the native engine loop does the same. Measured 2026-11-22 at"
              " the default size: mean normalised best 0.757 vs random's 0.830, a pass decided by"
-             " wins of 1-4% on three of the four problems, so it is kept as a known shortfall",
+             " wins of 1-4% on three of the four problems, so it is kept as a known shortfall."
+             " Since session 17 the design (the 10 startup trials) ends with a line search along"
+             " its few axis slopes, which costs 2-5 of the 20 model trials: 0.912 vs random's"
+             " 0.489 (2026-11-25; f1 D=40 447 vs 407, f2 D=20 1.23e7 vs 5.04e6; without the"
+             " line search 180 / 325 / 3.88e6 / 2.22e7 against random's 187 / 407 / 5.04e6 /"
+             " 8.71e6)",
     "goucb": "engine GO-UCB's sigmoid network, fitted on few points, is close to monotone, so"
              " its optimistic maximiser sits in corners of the box; on misspecified functions"
              " it does not beat random search (see the GO-UCB module docstring and benchmark)",
