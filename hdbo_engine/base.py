@@ -591,8 +591,9 @@ class Optimizer(ABC):
         plus: dict[int, int] = {}  # coordinate -> index of its plus probe
         for i in range(end):
             axis = self._metas[i].get("axis")
-            if not isinstance(axis, list) or len(axis) != 2 or not np.isfinite(y[i]):
-                continue
+            if not (isinstance(axis, (list, tuple)) and len(axis) == 2 and is_int(axis[0])
+                    and 0 <= axis[0] < self.dim and np.isfinite(y[i])):
+                continue  # not an axis probe of this design (or a failed one)
             j = int(order[axis[0]])
             others = np.delete(X[:i], j, axis=1) if i else np.empty((0, self.dim - 1))
             same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
@@ -618,6 +619,9 @@ class Optimizer(ABC):
         end = self._design_end()
         if end is None or not all("line" in m for m in self._metas[end:]):
             return None  # the design is not told yet, or the model has taken over
+        tried = self.n_told - end
+        if tried >= len(LINE_STEPS):
+            return None
         direction = -self._design_slopes(end)
         scale = float(np.abs(direction).max())
         if not scale > 0.0:
@@ -625,9 +629,6 @@ class Optimizer(ABC):
         direction /= scale
         ok = np.isfinite(self._y[:end])
         i = int(np.flatnonzero(ok)[np.argmin(self._y[:end][ok])])
-        tried = self.n_told - end
-        if tried >= len(LINE_STEPS):
-            return None
         x_best, y_best, improved = self._X[i], float(self._y[i]), False
         for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
             if self._y[k] < y_best:

@@ -138,6 +138,9 @@ def test_line_search_is_skipped_when_it_cannot_apply():
     X = np.random.default_rng(0).random((25, 4))
     warm.tell(X, X @ f)
     assert "line" not in warm.ask()[0].meta
+    forged = msucb(4, seed=0, budget=60)  # axis metas that name no coordinate of this space
+    forged.tell(X[:20], X[:20] @ f, [{"axis": [99, 1]}] * 20)
+    assert "line" not in forged.ask()[0].meta
     with pytest.raises(TypeError, match="line_search: expected a bool"):
         msucb(4, line_search="yes")
 
