@@ -560,9 +560,11 @@ class Optimizer(ABC):
             k, sign = (k, -1) if sign == 1 else (k + 1, 1)
         return None
 
-    def _best_index(self) -> int:
-        """Index of the lowest finite told value (call only when one exists)."""
-        return int(np.argmin(np.where(np.isfinite(self._y), self._y, np.inf)))
+    def _best_index(self, n: int | None = None) -> int:
+        """Index of the lowest finite value among the first ``n`` told ones (all when None;
+        call only when one exists)."""
+        y = self._y[:n]
+        return int(np.argmin(np.where(np.isfinite(y), y, np.inf)))
 
     def _axis_plan(self) -> tuple[np.ndarray, np.ndarray]:
         """The order in which the axis design probes the coordinates (a permutation) and each
@@ -577,7 +579,7 @@ class Optimizer(ABC):
 
     def _design_end(self) -> int | None:
         """Number of told points up to and including the ``n_init``-th finite value (None
-        while the design is not complete)."""
+        while the design is not complete; GO-UCB's Phase I ends here too)."""
         finite = np.flatnonzero(np.isfinite(self._y))
         return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
 
@@ -595,7 +597,7 @@ class Optimizer(ABC):
                     and 0 <= axis[0] < self.dim and np.isfinite(y[i])):
                 continue  # not an axis probe of this design (or a failed one)
             j = int(order[axis[0]])
-            others = np.delete(X[:i], j, axis=1) if i else np.empty((0, self.dim - 1))
+            others = np.delete(X[:i], j, axis=1)
             same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
                                   & np.isfinite(y[:i]) & (X[:i, j] != X[i, j]))
             if not len(same):
@@ -627,8 +629,7 @@ class Optimizer(ABC):
         if not scale > 0.0:
             return None
         direction /= scale
-        ok = np.isfinite(self._y[:end])
-        i = int(np.flatnonzero(ok)[np.argmin(self._y[:end][ok])])
+        i = self._best_index(end)
         x_best, y_best, improved = self._X[i], float(self._y[i]), False
         for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
             if self._y[k] < y_best:

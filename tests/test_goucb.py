@@ -88,7 +88,7 @@ def test_w_t_matches_dense_closed_form() -> None:
     run(opt, sphere, 9)
     opt._sync()
     p1 = opt._phase1
-    end = opt._phase1_end()
+    end = opt._design_end()  # the end of Phase I
     w = p1["w0"].clone()
     grads, targets = [], []
     Sigma = opt.lam * np.eye(opt.d_w)

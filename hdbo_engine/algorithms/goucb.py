@@ -626,11 +626,6 @@ class GOUCB(Optimizer):
         return mean, (std if std > 1e-12 * max(1.0, abs(mean)) else 1.0)
 
     # -------------------------------------------------------------- Phase I
-    def _phase1_end(self) -> int | None:
-        """Number of told points up to and including the n_init-th finite value."""
-        finite = np.flatnonzero(np.isfinite(self.y))
-        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
-
     def _fit_phase1(self, end: int) -> dict[str, Any]:
         """Regression oracle, eq. (2), on the first ``end`` told points (cached)."""
         X, y = self.X[:end], impute_failures(self.y[:end])
@@ -684,7 +679,7 @@ class GOUCB(Optimizer):
     # ------------------------------------------------------------- Phase II
     def _sync(self) -> dict[str, Any] | None:
         """Bring the Phase II state up to date with the told history (replay, cached)."""
-        end = self._phase1_end()
+        end = self._design_end()
         if end is None:
             return None
         p1 = self._fit_phase1(end)
@@ -787,7 +782,7 @@ class GOUCB(Optimizer):
         held = {(key, m[key].get("fp")) for m in [*self.metas, *(p.meta for p in self._pending)]
                 for key in (_PHASE1_KEY, _REFIT_KEY) if isinstance(m.get(key), dict)}
         out = {}
-        p1, end = self._phase1, self._phase1_end()
+        p1, end = self._phase1, self._design_end()
         if (_PHASE1_KEY, self._fingerprint(end)) not in held:
             out[_PHASE1_KEY] = self._record(end, p1["w0"], p1["loss"])
         n = self._anchor.get("n")
@@ -806,7 +801,7 @@ class GOUCB(Optimizer):
 
     def paper_output(self, seed: int | None = None) -> np.ndarray | None:
         """The paper's output: a Phase II query drawn uniformly (Algorithm 1, "Output")."""
-        end = self._phase1_end()
+        end = self._design_end()
         if end is None or end >= self.n_told:
             return None
         i = np.random.default_rng(seed).integers(end, self.n_told)
