@@ -46,6 +46,7 @@ class TrustRegion:
     length_init: float = 0.8
     length_min: float = 2.0**-7
     length_max: float = 1.6
+    skip_ties: bool = True
     length: float = field(init=False)
     successes: int = field(default=0, init=False)
     failures: int = field(default=0, init=False)
@@ -65,7 +66,7 @@ class TrustRegion:
             improved = bool(np.isfinite(value) and value < self.best - 1e-3 * abs(self.best))
             if np.isfinite(value):
                 self.best = min(self.best, float(value))
-            if meta.get("init"):
+            if meta.get("init") or (self.skip_ties and value == self.best):
                 continue
             if improved:
                 self.successes, self.failures = self.successes + 1, 0

@@ -271,6 +271,9 @@ class CobBO(Optimizer):
         pivot instead [practical True, paper False]; tr_length_init: its
         initial side [0.8]; tr_failure_tol: failures before it halves
         [None: max(4, min(D, 16))].
+    flat_backoff: draw a new block as soon as a query in the current one
+        returns exactly the pivot's value [practical True, paper False]
+        (module docstring, "Flat blocks").
     preset: "practical" [default] or "paper" (module docstring, "Presets").
     n_candidates, restarts: acquisition scoring points and L-BFGS-B starts [256, 5].
     fit_maxiter: stage-2 hyperparameter fit iterations [30].
@@ -281,9 +284,10 @@ class CobBO(Optimizer):
     default_n_init = 20
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"max_gp_points": 100, "local_radius": 0.2, "trust_region": True,
-                      "init_design": "axis"},
+                      "flat_backoff": True, "init_design": "axis"},
         "paper": {"max_gp_points": None, "local_radius": None, "trust_region": False,
-                  "n_init": 20, "init_centre": False, "init_design": "uniform"},
+                  "flat_backoff": False, "n_init": 20, "init_centre": False,
+                  "init_design": "uniform"},
     }
 
     def __init__(
@@ -306,15 +310,18 @@ class CobBO(Optimizer):
         trust_region: bool = FROM_PRESET,
         tr_length_init: float = 0.8,
         tr_failure_tol: int | None = None,
+        flat_backoff: bool = FROM_PRESET,
         **kwargs: Any,
     ) -> None:
         super().__init__(space, **kwargs)
         D = self.dim
         cfg = self._from_preset(max_gp_points=max_gp_points, local_radius=local_radius,
-                                trust_region=trust_region)
+                                trust_region=trust_region, flat_backoff=flat_backoff)
         max_gp_points, local_radius = cfg["max_gp_points"], cfg["local_radius"]
-        if not isinstance(cfg["trust_region"], (bool, np.bool_)):
-            raise TypeError(f"trust_region: expected a bool, got {cfg['trust_region']!r}")
+        for arg in ("trust_region", "flat_backoff"):
+            if not isinstance(cfg[arg], (bool, np.bool_)):
+                raise TypeError(f"{arg}: expected a bool, got {cfg[arg]!r}")
+        self.flat_backoff = bool(cfg["flat_backoff"])
         if tr_failure_tol is not None and (not is_int(tr_failure_tol) or tr_failure_tol < 1):
             raise ValueError(f"tr_failure_tol: expected an int >= 1 or None, "
                              f"got {tr_failure_tol!r}")
@@ -419,6 +426,7 @@ class CobBO(Optimizer):
     def _update(self, i: int, y: float, meta: dict[str, Any]) -> None:
         """Alg. 2 lines 15-20, eq. (2) and the stopping rule for told point ``i``."""
         improved = bool(np.isfinite(y) and y < self.M)
+        flat = self.flat_backoff and bool(np.isfinite(y) and y == self.M)  # "Flat blocks"
         delta = relative_improvement(y, self.M) if np.isfinite(self.M) else np.inf
         if improved:
             self.pivot, self.M = i, y
@@ -433,7 +441,7 @@ class CobBO(Optimizer):
         if meta.get("round") == self.round:
             self.N += 1
             self.P = self.P + 1 if delta > 0 else 0
-            if self.N >= self.tau and delta <= 0.1 and self.P <= backoff_xi(delta):
+            if flat or (self.N >= self.tau and delta <= 0.1 and self.P <= backoff_xi(delta)):
                 self._new_round()
         if self.q >= self.escape_patience:
             self._escape(i + 1)
