@@ -64,9 +64,10 @@ class TrustRegion:
         """Update with told values in order; initial-design points only move ``best``."""
         for value, meta in zip(np.asarray(y, dtype=float), metas, strict=True):
             improved = bool(np.isfinite(value) and value < self.best - 1e-3 * abs(self.best))
+            tie = self.skip_ties and value == self.best  # a flat move (module docstring)
             if np.isfinite(value):
                 self.best = min(self.best, float(value))
-            if meta.get("init") or (self.skip_ties and value == self.best):
+            if meta.get("init") or tie:
                 continue
             if improved:
                 self.successes, self.failures = self.successes + 1, 0

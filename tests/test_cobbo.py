@@ -268,6 +268,27 @@ def test_paper_preset_is_algorithm_2_as_written():
     assert practical.trust_region.length == 0.8 and practical.trust_region.failure_tol == 16
     assert practical.max_gp_points == 100 and practical.init_centre
     assert CobBO(30, preset="paper", trust_region=True).trust_region is not None  # given wins
+    assert practical.flat_backoff and not paper.flat_backoff
+    with pytest.raises(TypeError, match="flat_backoff"):
+        CobBO(30, flat_backoff=1)
+
+
+@pytest.mark.parametrize("flat_backoff", [True, False])
+def test_a_query_that_ties_the_pivot_ends_the_block(flat_backoff: bool):
+    """"Flat blocks": a told value equal to the pivot's draws a new block at once."""
+    opt = CobBO(30, seed=1, n_init=3, budget=1000, flat_backoff=flat_backoff)  # tau = 3
+    for k in range(3):
+        opt.tell(np.full(30, 0.1 * (k + 1)), 10.0 + k)
+    r0 = opt.round
+    meta = {"round": r0, "block": [int(c) for c in opt.block]}
+    opt.tell(np.full(30, 0.5), 50.0, dict(meta))  # a failure that is no tie: the block stays
+    assert opt.round == r0 and opt.N == 1
+    opt.tell(np.full(30, 0.6), 10.0, dict(meta))  # the pivot's value exactly
+    assert opt.round == (r0 + 1 if flat_backoff else r0)
+    assert opt.pivot == 0 and opt.q == 2  # a tie is still a failure for the pivot (line 18)
+    meta = {"round": opt.round, "block": [int(c) for c in opt.block]}
+    opt.tell(np.full(30, 0.7), 4.0, dict(meta))  # an improvement is no tie: the block stays
+    assert opt.round == (r0 + 1 if flat_backoff else r0) and opt.M == 4.0
 
 
 def test_proposals_stay_inside_the_trust_region():
