@@ -105,10 +105,11 @@ Presets
 ``preset="paper"``: the paper's Algorithm 2 as written: 20 uniform initial
 points (no centre), the acquisition over the whole block box
 (``local_radius=None``, no trust region) and every virtual and real point
-of the subspace in the stage-2 GP (``max_gp_points=None``); the other
-constants above are the paper's in both presets. ``preset="practical"``
-[default]: the centre first, the axis initial design (``init_design="axis"``),
-the trust region, at most 100 stage-2 points.
+of the subspace in the stage-2 GP (``max_gp_points=None``), no flat
+backoff; the other constants above are the paper's in both presets.
+``preset="practical"`` [default]: the centre first, the axis initial design
+(``init_design="axis"``), the trust region, at most 100 stage-2 points, the
+flat backoff ("Flat blocks").
 
 The axis design (``init_design="axis"``, ``base``, "Initial design": the
 centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
@@ -131,6 +132,32 @@ Hartmann6 -3.292 -> -2.353 (seeds 1-2 ended in Hartmann6's poorer basin, seed 0
 was already there), LunarLander -266.4 -> -264.8, Swimmer -358.3 -> -358.7,
 Hopper -1083 -> -1062, HalfCheetah -1095 -> -1437, rover 2.16 -> -0.24: 7 of 11
 medians and 18 of 33 cells better.
+
+Flat blocks
+-----------
+[``flat_backoff=True`` in the practical preset; the paper has no such rule.]
+A query of the current block whose value equals the pivot's value *exactly*
+ends the block at once: a new block is drawn, as if the stopping rule had
+fired. Such a query moved only coordinates the objective ignores at ``V``, so
+the block is flat there, and Sec. 3.2's rule would spend ``ceil(tau)``
+queries on it (6 at D = 300, T = 500). The tie still counts as a failure for
+the pivot and the weights (lines 15-19, eq. (2)); the trust region does not
+count it (:mod:`hdbo_engine.trust_region`, ties). Diagnosis on ``hd``'s
+scattered Hartmann6 (6 active coordinates of 300; seed 1): about three blocks
+in four hold no active coordinate, the preference weights on the six active
+ones were still 2-3% after 200 evaluations, and the failures of the flat
+blocks had halved the trust region to side 0.0125 by evaluation 240; CobBO's
+best was -1.087 there and -1.712 at the end. Measured (``hdbo bench --suite
+<hd's scattered-Hartmann6 and LunarLander groups> --seeds 3 --methods
+cobbo,goucb,bkb,msucb``, session 18, against the committed cells of the same
+seeds), before -> after, both rules together: scattered Hartmann6 -2.502 /
+-1.712 / -2.353 -> -3.321 / -3.283 / -3.310 (median -2.353 -> -3.310; TPE
+-3.258, random search -2.545); LunarLander, where equal returns come from
+policies that take the same actions, median -264.8 -> -266.7 over seeds 0-2
+and -264.9 -> -263.9 over seeds 0-7 (four of eight seeds better: neutral);
+``d100``'s Hartmann6 (the six active coordinates first; 5 seeds) -3.3203 ->
+-3.3194 (level). Where no value repeats exactly, nothing changes (shifted
+Ackley, seed 0, 250 evaluations, reproduces its committed cell).
 
 State from history
 ------------------
