@@ -275,7 +275,7 @@ def test_paper_preset_is_algorithm_2_as_written():
 
 @pytest.mark.parametrize("flat_backoff", [True, False])
 def test_a_query_that_ties_the_pivot_ends_the_block(flat_backoff: bool):
-    """"Flat blocks": a told value equal to the pivot's draws a new block at once."""
+    """CobBO docstring, "Flat blocks": a value equal to the pivot's draws a new block at once."""
     opt = CobBO(30, seed=1, n_init=3, budget=1000, flat_backoff=flat_backoff)  # tau = 3
     for k in range(3):
         opt.tell(np.full(30, 0.1 * (k + 1)), 10.0 + k)
