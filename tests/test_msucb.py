@@ -83,6 +83,7 @@ def test_paper_preset_is_the_papers_configuration():
     practical = MSUCB(30)
     assert practical.trust_region is not None and practical.init_centre
     assert practical.acquisition == "ucb"  # log-EI measured worse on hd
+    assert opt.n_perturb is None and practical.n_perturb == 15
     assert GPUCB(30).acquisition == "ucb"  # the baseline stays GP-UCB
     with pytest.raises(ValueError, match="acquisition: expected one of"):
         MSUCB(30, acquisition="ei")
@@ -91,7 +92,7 @@ def test_paper_preset_is_the_papers_configuration():
 
 def test_trust_region_confines_proposals_around_the_incumbent():
     problem = make_problem("ackley", 20)
-    opt = _run(MSUCB(20, d=4, seed=5, n_init=6, failure_tol=3), problem, 30)
+    opt = _run(MSUCB(20, d=4, seed=5, n_init=6, failure_tol=3, n_perturb=None), problem, 30)
     assert opt.trust_region.length < opt.trust_region.length_init  # it has shrunk
     incumbent = opt.X[int(np.argmin(opt.y))]
     lo, hi = opt.trust_region.bounds(incumbent)
@@ -99,6 +100,24 @@ def test_trust_region_confines_proposals_around_the_incumbent():
     assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)
     Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]  # the stored draw, mapped into the region
     np.testing.assert_allclose(p.x[opt.fixed], lo[opt.fixed] + Z * (hi - lo)[opt.fixed])
+
+
+def test_n_perturb_keeps_the_incumbents_values_outside_the_mask():
+    problem = make_problem("ackley", 40)
+    opt = _run(MSUCB(40, d=4, seed=2, n_init=8, n_perturb=6), problem, 20)
+    masks = opt.masks(12)
+    assert masks.shape == opt.subspaces(12).shape
+    assert 0.05 < masks.mean() < 0.35  # 6 of the 36 fixed coordinates, on average
+    np.testing.assert_array_equal(MSUCB(40, d=4, seed=2, n_perturb=6).masks(12), masks)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    (p,) = opt.ask()
+    mask = opt.masks(p.meta["t"])[p.meta["subspace"]]
+    lo, hi = opt.trust_region.bounds(incumbent)
+    Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]
+    fixed = p.x[opt.fixed]
+    np.testing.assert_array_equal(fixed[~mask], incumbent[opt.fixed][~mask])
+    np.testing.assert_allclose(fixed[mask], (lo[opt.fixed] + Z * (hi - lo)[opt.fixed])[mask])
+    assert np.all(MSUCB(40, d=4, n_perturb=100).masks(3))  # more than D - d: every coordinate
 
 
 def test_log_ei_proposal_beats_the_incumbents_free_coordinates_in_its_subspace():
@@ -151,7 +170,8 @@ def test_screen_with_one_point_per_subspace_still_proposes_on_a_subspace_of_z_t(
     ({"delta": 1.5}, "delta"), ({"b": 0}, "must be > 0"), ({"n_optimize": 0}, "n_optimize"),
     ({"restarts": 0}, "restarts"), ({"screen_budget": 0}, "screen_budget"),
     ({"screen_budget": 2.5}, "screen_budget"), ({"failure_tol": 0}, "failure_tol"),
-    ({"preset": "fast"}, "preset"),
+    ({"preset": "fast"}, "preset"), ({"n_perturb": 0}, "n_perturb"),
+    ({"n_perturb": "5"}, "n_perturb"), ({"n_perturb": True}, "n_perturb"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -40,10 +40,10 @@ class GPUCB(MSUCB):
     # paper preset is the theoretical beta_t with the paper's 20 uniform initial points.
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": False,
-                      "failure_tol": None, "acquisition": "ucb"},
+                      "failure_tol": None, "acquisition": "ucb", "n_perturb": None},
         "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
                   "failure_tol": None, "acquisition": "ucb", "n_init": 20,
-                  "init_centre": False},
+                  "init_centre": False, "n_perturb": None},
     }
 
     def __init__(self, space: Space | int, *, restarts: int = 10, **kwargs: Any) -> None:

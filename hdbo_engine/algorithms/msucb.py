@@ -25,14 +25,17 @@ Presets (``preset=``, :mod:`hdbo_engine.base`, "Presets"):
   ``N0 = 1, alpha = 0``, the theoretical beta_t (``beta_scale = 1``), the
   exact acquisition step over every subspace (``n_optimize = None``), 20
   uniform initial points (``n_init = 20, init_centre = False``), no trust
-  region. One departure remains: the paper's ``10 D`` random L-BFGS-B starts
-  per acquisition are ``restarts`` [3] starts per subspace from the best of
+  region, every fixed coordinate from z (``n_perturb = None``). One
+  departure remains: the paper's ``10 D`` random L-BFGS-B starts per
+  acquisition are ``restarts`` [3] starts per subspace from the best of
   ``n_candidates`` scored points (the compute knobs below).
 * ``"practical"`` [default]: ``N0 = 10``, ``beta_scale = 0.1``,
   ``n_optimize = 20``, the centre first, a trust region
   (``trust_region=True, failure_tol=10``, below) and eq. (8)'s UCB
-  (``acquisition="ucb"``; log-EI is an option, below), and the axis
-  initial design (``init_design="axis"``; the paper preset: uniform).
+  (``acquisition="ucb"``; log-EI is an option, below), the axis
+  initial design (``init_design="axis"``; the paper preset: uniform), and
+  sparse moves (``n_perturb=15``, below; the paper preset: every fixed
+  coordinate drawn).
   The axis design (``init_design="axis"``, ``base``, "Initial design": the
   centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
   ``max(20, min(2 D + 1, budget // 4))`` points) replaced uniform draws in
@@ -82,7 +85,8 @@ Choices the paper leaves open (documented defaults):
   500 (seed 0). None of the alternatives wins on both problems, so the
   defaults stay. We also tried perturbing only about 20 of the fixed
   coordinates (TuRBO's mask; the others at the incumbent's values):
-  9.78 / 134 with ``beta_scale=0.01``, no clear gain, not kept.
+  9.78 / 134 with ``beta_scale=0.01``, no clear gain on these two; measured
+  on the whole ``hd`` suite in session 19 and kept ("Sparse moves", below).
   Real tasks, seed 0, 500 evaluations (``hdbo bench`` with a suite of
   ``rover`` D = 60 and ``hopper`` D = 33, method ``msucb``): rover 5.07 (the
   centre: 13.0; 10.09 after 100, 7.45 after 250), hopper -1027.7 (centre
@@ -96,6 +100,39 @@ Choices the paper leaves open (documented defaults):
   300, 300 evaluations): -3.15 (former defaults -2.76 after 300; Optuna TPE
   and Nevergrad CMA -3.29 after 300).
 
+* **Sparse moves** (``n_perturb`` [practical: 15; paper None, i.e. every
+  fixed coordinate drawn]). Each subspace of ``Z_t`` also gets a mask, drawn
+  once per ``(seed, t)`` from its own stream, that keeps each fixed coordinate
+  with probability ``1 - min(1, n_perturb / (D - d))``: kept coordinates
+  take the incumbent's value, the others the region-mapped z. With the d
+  free coordinates a proposal then moves about 20 coordinates, as TuRBO's
+  candidates (``trust_region.perturbation_candidates``) do for BKB and GO-UCB.
+  Diagnosis (session 18, ``hopper``, D = 33, seed 0, an ask/tell loop over
+  ``hdbo_cli.bench.make_bench_problem``): without the mask every proposal
+  moved all 33 coordinates (median max-norm step 0.05-0.10) and 94-96% of
+  them scored above -500, i.e. the hopper fell, until evaluation 350;
+  CobBO's block moves (13-30 coordinates) fell in 13-24% of cases after
+  evaluation 150. Measured (session 19, ``hdbo bench --methods msucb`` with
+  a suite of the nine ``hd`` 500-evaluation groups with D - d > 15, seeds
+  0-2, Hopper 0-4; against the committed cells), medians without -> with:
+  Hopper -1035 -> -1109, HalfCheetah -955 -> -1056, rover -2.27 -> -3.21,
+  rotated Rosenbrock 1.47e5 -> 9.07e4, shifted Ackley 7.58 -> 7.53; worse on
+  shifted Levy 66.8 -> 84.7, rotated Rastrigin 1705 -> 1738, Styblinski-Tang
+  -3241 -> -3230, scattered Hartmann6 -3.3220 -> -3.310: 5 of 9 medians and
+  17 of 29 cells better, all three tasks among them (Swimmer and LunarLander,
+  with ``D - d <= 15``, are unchanged). The cost is on smooth functions at
+  short budgets, where moving every coordinate pays: ``d100`` (seeds 0-4)
+  Ackley 6.60 -> 6.19, Levy 26.6 -> 25.7, Rastrigin 1416 -> 1287, Hartmann6
+  -3.3222 -> -3.3222, but Rosenbrock 2.56e4 -> 4.68e4 (all five seeds worse);
+  ``bbob`` at D = 40 (100 evaluations, seeds 0-2) all four worse: f1 150 ->
+  176, f2 5.08e5 -> 8.31e5, f8 4.83e4 -> 5.54e4, f15 1967 -> 2132 (D = 20
+  is unchanged). ``hd`` is the yardstick (its tasks are what users run), so
+  the mask is the default. Not kept: ``n_perturb`` 3 / 8 on Hopper (seeds
+  0-4), medians -1029 / -1070; every other subspace unmasked (the
+  acquisition picks sparse or full moves): Hopper -1058, shifted Levy 88.1,
+  d100 Rosenbrock 3.90e4, bbob D = 40 f1 150, f2 5.06e5, f8 4.02e4, f15 1992,
+  between the two on every one. The paper's Definition 1 draws every fixed
+  coordinate, so the paper preset keeps ``None``.
 * **Acquisition** (``acquisition`` ["ucb" in both presets; ``"logei"`` an
   option, measured and not the default). ``"logei"`` scores every (subspace,
   point) pair, screening, candidates and L-BFGS-B alike, by log expected
@@ -142,9 +179,10 @@ Choices the paper leaves open (documented defaults):
   cheap.
 * **What to expect.** Every proposal takes its first ``D - d`` coordinates
   from uniform draws (Definition 1; in the practical preset, uniform in the
-  trust region), so on functions that depend on all coordinates, or whose
-  effective coordinates are among the first ``D - d``, MS-UCB can only choose
-  among random draws there; measured results are in the README.
+  trust region for about ``n_perturb`` of them, the incumbent's for the
+  rest), so on functions that depend on all coordinates, or whose effective
+  coordinates are among the first ``D - d``, MS-UCB can only choose among
+  random draws there; measured results are in the README.
 * **Compute knobs.** ``|Z_t|`` grows without bound, so every subspace is
   first *screened*: the acquisition at the first ``c`` of ``n_candidates``
   shared free-coordinate points (the incumbent's free coordinates, Gaussian
@@ -199,6 +237,7 @@ from ..space import Space
 from ..trust_region import TrustRegion
 
 _Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
+_MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)
 _CHAIN_KEY = "gp_chain"  # meta key of a recorded hyperparameter checkpoint
 _ACQUISITIONS = ("ucb", "logei")
 
@@ -230,6 +269,8 @@ class MSUCB(Optimizer):
     trust_region: confine z, the free coordinates and L-BFGS-B to a TuRBO trust region
         around the incumbent [practical True, paper False].
     failure_tol: the region's failure tolerance, None = max(4, D) [practical 10].
+    n_perturb: expected number of fixed coordinates each subspace moves off the incumbent;
+        the others keep the incumbent's values; None = all [practical 15, paper None].
     acquisition: "ucb" (eq. 8, the paper) or "logei" (log expected improvement over the
         best told value) ["ucb" in both presets; module docstring].
     n_init: initial design [20, as in the paper]: practical, the centre then uniform
@@ -241,9 +282,10 @@ class MSUCB(Optimizer):
     default_n_init = 20
     presets: ClassVar[dict[str, dict[str, Any]]] = {
         "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": True,
-                      "failure_tol": 10, "acquisition": "ucb", "init_design": "axis"},
+                      "failure_tol": 10, "acquisition": "ucb", "init_design": "axis",
+                      "n_perturb": 15},
         "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
-                  "failure_tol": None, "acquisition": "ucb", "n_init": 20,
+                  "failure_tol": None, "acquisition": "ucb", "n_init": 20, "n_perturb": None,
                   "init_centre": False, "init_design": "uniform"},
     }
 
@@ -266,12 +308,14 @@ class MSUCB(Optimizer):
         trust_region: bool = FROM_PRESET,
         failure_tol: int | None = FROM_PRESET,
         acquisition: str = FROM_PRESET,
+        n_perturb: float | None = FROM_PRESET,
         **kwargs: Any,
     ) -> None:
         super().__init__(space, **kwargs)
         cfg = self._from_preset(N0=N0, beta_scale=beta_scale, n_optimize=n_optimize,
                                 trust_region=trust_region, failure_tol=failure_tol,
-                                acquisition=acquisition)
+                                acquisition=acquisition, n_perturb=n_perturb)
+        n_perturb = cfg["n_perturb"]
         N0, beta_scale, n_optimize = cfg["N0"], cfg["beta_scale"], cfg["n_optimize"]
         trust_region, failure_tol = cfg["trust_region"], cfg["failure_tol"]
         if cfg["acquisition"] not in _ACQUISITIONS:
@@ -312,6 +356,12 @@ class MSUCB(Optimizer):
         self.fixed = np.arange(D - self.d)
         self.chain = HyperparameterChain(D, refit_growth=refit_growth)
         self._Z_blocks: list[np.ndarray] = []
+        self._mask_blocks: list[np.ndarray] = []
+        if n_perturb is not None and (isinstance(n_perturb, (bool, np.bool_))
+                                      or not isinstance(n_perturb, (int, float, np.number))
+                                      or not n_perturb > 0):
+            raise ValueError(f"n_perturb: expected a number > 0 or None, got {n_perturb!r}")
+        self.n_perturb = n_perturb
 
     # ------------------------------------------------------------------ Z_t
     def _n_new(self, t: int) -> int:
@@ -326,14 +376,30 @@ class MSUCB(Optimizer):
             self._Z_blocks.append(rng.random((self._n_new(j), len(self.fixed))))
         return np.vstack(self._Z_blocks[:t])
 
-    def fixed_values(self, t: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    def masks(self, t: int) -> np.ndarray:
+        """Which fixed coordinates each subspace of ``Z_t`` moves off the incumbent."""
+        k = len(self.fixed)
+        p = 1.0 if self.n_perturb is None or k == 0 else min(1.0, self.n_perturb / k)
+        while len(self._mask_blocks) < t:
+            j = len(self._mask_blocks) + 1
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
+                                                               spawn_key=(_MASK_STREAM, j)))
+            self._mask_blocks.append(rng.random((self._n_new(j), k)) < p)
+        return np.vstack(self._mask_blocks[:t])
+
+    def fixed_values(self, t: int, lo: np.ndarray, hi: np.ndarray,
+                     incumbent: np.ndarray | None = None) -> np.ndarray:
         """The fixed coordinates of the subspaces of ``Z_t``, mapped into the region [lo, hi].
 
         ``Z_t`` stores uniform draws on ``[0, 1]^(D - d)``; each maps affinely into the
         current region (the whole cube without a trust region: the paper's z unchanged).
+        With ``n_perturb``, coordinates outside a subspace's mask keep the incumbent's value.
         """
         f = self.fixed
-        return lo[f] + self.subspaces(t) * (hi - lo)[f]
+        Zv = lo[f] + self.subspaces(t) * (hi - lo)[f]
+        if self.n_perturb is None or incumbent is None:
+            return Zv
+        return np.where(self.masks(t), Zv, incumbent[f])
 
     def beta(self, t: int) -> float:
         """``beta_scale * beta_t`` (module docstring)."""
@@ -380,7 +446,7 @@ class MSUCB(Optimizer):
         if d == D:
             bases = incumbent[None, :]
         else:
-            Zv = self.fixed_values(t, lo, hi)
+            Zv = self.fixed_values(t, lo, hi, incumbent)
             bases = np.empty((len(Zv), D))
             bases[:, self.fixed] = Zv
             bases[:, self.free] = incumbent[self.free]
