@@ -343,6 +343,10 @@ class MSUCB(Optimizer):
             raise TypeError(f"trust_region: expected a bool, got {trust_region!r}")
         if failure_tol is not None and (not is_int(failure_tol) or failure_tol < 1):
             raise ValueError(f"failure_tol: expected an int >= 1 or None, got {failure_tol!r}")
+        if n_perturb is not None and (isinstance(n_perturb, (bool, np.bool_))
+                                      or not isinstance(n_perturb, (int, float, np.number))
+                                      or not n_perturb > 0):
+            raise ValueError(f"n_perturb: expected a number > 0 or None, got {n_perturb!r}")
         if trust_region:
             self.trust_region = TrustRegion(D, failure_tol=int(failure_tol or max(4, D)))
         self.d = int(min(d, D))
@@ -357,38 +361,34 @@ class MSUCB(Optimizer):
         self.chain = HyperparameterChain(D, refit_growth=refit_growth)
         self._Z_blocks: list[np.ndarray] = []
         self._mask_blocks: list[np.ndarray] = []
-        if n_perturb is not None and (isinstance(n_perturb, (bool, np.bool_))
-                                      or not isinstance(n_perturb, (int, float, np.number))
-                                      or not n_perturb > 0):
-            raise ValueError(f"n_perturb: expected a number > 0 or None, got {n_perturb!r}")
         self.n_perturb = n_perturb
 
     # ------------------------------------------------------------------ Z_t
     def _n_new(self, t: int) -> int:
         return int(round(self.N0 * t**self.alpha))
 
+    def _draws(self, blocks: list[np.ndarray], stream: int, t: int) -> np.ndarray:
+        """Uniform draws (one row per subspace of ``Z_t``, D - d columns) of the stream
+        ``(seed, stream, j)``, block j holding iteration j's rows; ``blocks`` caches them."""
+        while len(blocks) < t:
+            j = len(blocks) + 1
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
+                                                               spawn_key=(stream, j)))
+            blocks.append(rng.random((self._n_new(j), len(self.fixed))))
+        return np.vstack(blocks[:t])
+
     def subspaces(self, t: int) -> np.ndarray:
         """``Z_t`` as an array (|Z_t|, D - d), in the engine's [0, 1] coordinates."""
-        while len(self._Z_blocks) < t:
-            j = len(self._Z_blocks) + 1
-            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                               spawn_key=(_Z_STREAM, j)))
-            self._Z_blocks.append(rng.random((self._n_new(j), len(self.fixed))))
-        return np.vstack(self._Z_blocks[:t])
+        return self._draws(self._Z_blocks, _Z_STREAM, t)
 
     def masks(self, t: int) -> np.ndarray:
         """Which fixed coordinates each subspace of ``Z_t`` moves off the incumbent."""
         k = len(self.fixed)
         p = 1.0 if self.n_perturb is None or k == 0 else min(1.0, self.n_perturb / k)
-        while len(self._mask_blocks) < t:
-            j = len(self._mask_blocks) + 1
-            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                               spawn_key=(_MASK_STREAM, j)))
-            self._mask_blocks.append(rng.random((self._n_new(j), k)) < p)
-        return np.vstack(self._mask_blocks[:t])
+        return self._draws(self._mask_blocks, _MASK_STREAM, t) < p
 
     def fixed_values(self, t: int, lo: np.ndarray, hi: np.ndarray,
-                     incumbent: np.ndarray | None = None) -> np.ndarray:
+                     incumbent: np.ndarray) -> np.ndarray:
         """The fixed coordinates of the subspaces of ``Z_t``, mapped into the region [lo, hi].
 
         ``Z_t`` stores uniform draws on ``[0, 1]^(D - d)``; each maps affinely into the
@@ -397,7 +397,7 @@ class MSUCB(Optimizer):
         """
         f = self.fixed
         Zv = lo[f] + self.subspaces(t) * (hi - lo)[f]
-        if self.n_perturb is None or incumbent is None:
+        if self.n_perturb is None:
             return Zv
         return np.where(self.masks(t), Zv, incumbent[f])
 
