@@ -180,6 +180,22 @@ Algorithm 1, as implemented
   full-space GP-UCB does) and has higher cumulative regret than random
   search. The paper's tiny ascent step (1e-4 for 2000 steps) keeps ``x`` near
   its starting point, which may explain part of its reported advantage there.
+* **Limitation seen on ``hd``'s Hopper** (D = 33, 500 evaluations; median
+  -1029 over seeds 0-4, behind Optuna TPE's -1052). The incumbent is the
+  stand-still policy (about -1027): on seed 1 the region collapses and
+  restarts around it five times between evaluations 170 and 450 (side 0.8 ->
+  2^-7 in about 70 evaluations); its large steps make the hopper fall and its
+  small steps improve it by less than TuRBO's threshold (1e-3 |best|). The
+  network ranks its proposals the wrong way round there (session 19: predicted
+  gain against actual gain, correlation -0.46 to -0.71). Measured on seeds
+  0-4, medians, not kept: ``tr_failure_tol`` 4 gives -1071 but loses shifted
+  Ackley 5.86 -> 6.45, rotated Rastrigin 1520 -> 1632 and rotated Rosenbrock
+  3.56e4 -> 5.94e4 on ``hd`` (seeds 0-2); TuRBO's mask at 10 / D gives -1037;
+  halving the region at once after a proposal worse than the 50% / 75%
+  quantile of the told values (session 20; in the committed cells, 0-6% / 0-2%
+  of GO-UCB's proposals on shifted Ackley, Levy and rotated Rosenbrock are
+  that bad, 30-49% / 16-24% on Hopper) gives -1029 / -1029 (seeds -1029 /
+  -1029 / -1073 / -1082 / -1027 and -1028 / -1029 / -1067 / -1131 / -1027).
 * **Pending points** (``ask(n > 1)``, parallel workers): each pending point
   adds its gradient at ``w_t`` to ``Sigma`` for the selection, which is
   eq. (3)/(5) after observing the model's own prediction there: ``w_t`` is
