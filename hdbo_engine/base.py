@@ -265,6 +265,11 @@ def is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def is_number(value: object) -> bool:
+    """A Python or numpy real number, and not a bool (argument validation)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
 def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
     """``value`` as a float64 array, or TypeError/ValueError naming ``arg`` (validation).
 

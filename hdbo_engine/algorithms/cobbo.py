@@ -191,7 +191,7 @@ from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
 
 from ..acquisition import expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer, impute_failures, is_int
+from ..base import FROM_PRESET, Optimizer, impute_failures, is_int, is_number
 from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -352,16 +352,16 @@ class CobBO(Optimizer):
         if tr_failure_tol is not None and (not is_int(tr_failure_tol) or tr_failure_tol < 1):
             raise ValueError(f"tr_failure_tol: expected an int >= 1 or None, "
                              f"got {tr_failure_tol!r}")
-        if not _is_number(tr_length_init) or not 2.0**-7 <= tr_length_init <= 1.6:
+        if not is_number(tr_length_init) or not 2.0**-7 <= tr_length_init <= 1.6:
             raise ValueError(f"tr_length_init: expected a number in [2^-7, 1.6], "
                              f"got {tr_length_init!r}")
         if cfg["trust_region"]:
             self.trust_region = TrustRegion(
                 D, failure_tol=tr_failure_tol or max(4, min(D, 16)),
                 length_init=float(tr_length_init))
-        if not _is_number(alpha) or alpha <= 1:
+        if not is_number(alpha) or alpha <= 1:
             raise ValueError(f"alpha: expected a number > 1, got {alpha!r}")
-        if not _is_number(beta) or beta <= 1:
+        if not is_number(beta) or beta <= 1:
             raise ValueError(f"beta: expected a number > 1, got {beta!r}")
         try:
             sizes = [int(s) for s in block_sizes if is_int(s) and s >= 1]
@@ -384,12 +384,12 @@ class CobBO(Optimizer):
                 raise ValueError(f"{arg}: expected an int >= 1, got {val!r}")
         if acquisition not in ("ei", "ucb"):
             raise ValueError(f"acquisition: expected 'ei' or 'ucb', got {acquisition!r}")
-        if not _is_number(ucb_beta) or ucb_beta <= 0:
+        if not is_number(ucb_beta) or ucb_beta <= 0:
             raise ValueError(f"ucb_beta: expected a number > 0, got {ucb_beta!r}")
-        if local_radius is not None and (not _is_number(local_radius) or local_radius <= 0):
+        if local_radius is not None and (not is_number(local_radius) or local_radius <= 0):
             raise ValueError(f"local_radius: expected a number > 0 or None, "
                              f"got {local_radius!r}")
-        if not _is_number(virtual_noise) or virtual_noise < 0:
+        if not is_number(virtual_noise) or virtual_noise < 0:
             raise ValueError(f"virtual_noise: expected a number >= 0, got {virtual_noise!r}")
         self.alpha, self.beta = float(alpha), float(beta)
         self.block_sizes = np.array(sorted({min(s, D) for s in sizes}))
@@ -589,7 +589,3 @@ def _meta_block(meta: dict[str, Any], dim: int) -> np.ndarray | None:
     if not all(is_int(c) and 0 <= c < dim for c in block):
         return None
     return np.unique(np.asarray(block, dtype=int))
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)

@@ -230,7 +230,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..acquisition import log_expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer, is_int
+from ..base import FROM_PRESET, Optimizer, is_int, is_number
 from ..gp import GP, HyperparameterChain
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
@@ -343,9 +343,7 @@ class MSUCB(Optimizer):
             raise TypeError(f"trust_region: expected a bool, got {trust_region!r}")
         if failure_tol is not None and (not is_int(failure_tol) or failure_tol < 1):
             raise ValueError(f"failure_tol: expected an int >= 1 or None, got {failure_tol!r}")
-        if n_perturb is not None and (isinstance(n_perturb, (bool, np.bool_))
-                                      or not isinstance(n_perturb, (int, float, np.number))
-                                      or not n_perturb > 0):
+        if n_perturb is not None and (not is_number(n_perturb) or not n_perturb > 0):
             raise ValueError(f"n_perturb: expected a number > 0 or None, got {n_perturb!r}")
         if trust_region:
             self.trust_region = TrustRegion(D, failure_tol=int(failure_tol or max(4, D)))
