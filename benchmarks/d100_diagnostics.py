@@ -25,8 +25,8 @@ import argparse
 import numpy as np
 
 from hdbo_cli.bench import load_suite, make_bench_problem
+from hdbo_cli.problems import make_problem
 from hdbo_engine import CobBO
-from hdbo_engine.problems import make_problem
 
 PROBLEMS = ["ackley", "levy", "rastrigin", "rosenbrock", "hartmann6"]
 D, BUDGET = 100, 500

@@ -28,7 +28,7 @@ from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState, create_trial
 
 from hdbo_adapters.optuna import BKBSampler, CobBOSampler, GOUCBSampler, MSUCBSampler
-from hdbo_engine.problems import make_problem
+from hdbo_cli.problems import make_problem
 
 NAMED = {"msucb": MSUCBSampler, "cobbo": CobBOSampler, "goucb": GOUCBSampler, "bkb": BKBSampler}
 

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer
-from hdbo_engine.problems import make_problem
 
 ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
 

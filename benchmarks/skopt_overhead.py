@@ -28,8 +28,8 @@ import numpy as np
 from skopt import Optimizer as SkoptOptimizer
 
 from hdbo_adapters.skopt import HDBOOptimizer
+from hdbo_cli.problems import make_problem
 from hdbo_engine import get_algorithm
-from hdbo_engine.problems import make_problem
 
 
 def run(make_opt, func, n_calls: int) -> tuple[np.ndarray, np.ndarray, object]:

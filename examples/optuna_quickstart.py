@@ -2,7 +2,7 @@
 
     python examples/optuna_quickstart.py [--trials 100] [--dim 30] [--seed 0]
 
-The objective is Hartmann6 embedded in D dimensions (``hdbo_engine.problems``):
+The objective is Hartmann6 embedded in D dimensions (``hdbo_cli.problems``):
 D parameters in [0, 1], of which six matter; the minimum, -3.3224, is away from
 the centre of the box. ``CobBOSampler``'s first 20 trials are its random initial
 design, the rest come from its model. The script then gives Optuna's
@@ -23,7 +23,7 @@ import numpy as np
 import optuna
 
 from hdbo_adapters.optuna import CobBOSampler
-from hdbo_engine.problems import make_problem
+from hdbo_cli.problems import make_problem
 
 
 def main(argv: list[str] | None = None) -> None:

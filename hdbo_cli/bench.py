@@ -34,9 +34,9 @@ short; every cell runs with one BLAS/torch thread (unless the caller's
 environment sets ``OMP_NUM_THREADS``), so the two agree on an idle core and
 times compare algorithms, not parallelism.
 
-Problems are :mod:`hdbo_engine.problems` names (including the random-instance
+Problems are :mod:`hdbo_cli.problems` names (including the random-instance
 families ``shifted_*``, ``rotated_*``, ``scattered_*`` and the real tasks of
-:mod:`hdbo_engine.tasks`, whose instance is the cell's seed and is recorded
+:mod:`hdbo_cli.tasks`, whose instance is the cell's seed and is recorded
 in the cell's JSON under ``problem_info``) or ``bbob-f<k>`` (COCO's
 noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
 ``coco-experiment``; D in {2, 3, 5, 10, 20, 40}). coco-experiment does not
@@ -67,7 +67,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from hdbo_engine.problems import Problem, make_problem
+from hdbo_cli.problems import Problem, make_problem
 
 SUITE_DIR = Path(__file__).with_name("suites")
 OURS = ("msucb", "cobbo", "goucb", "bkb")

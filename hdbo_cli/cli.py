@@ -31,8 +31,8 @@ from typing import NoReturn
 import numpy as np
 from tqdm.auto import tqdm
 
+from hdbo_cli.problems import make_problem, problem_names
 from hdbo_engine import available
-from hdbo_engine.problems import make_problem, problem_names
 
 from .bench import suite_names
 from .runs import plot_comparison, run_method, write_run
@@ -264,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--algo", default="cobbo", choices=available(),
                      help="engine algorithm (gpucb and random are the papers' baselines)")
     run.add_argument("--problem", default="ackley", choices=problem_names(),
-                     help="benchmark function (hdbo_engine.problems); branin and camelback "
+                     help="benchmark function (hdbo_cli.problems); branin and camelback "
                           "need --dim >= 2, hartmann6 --dim >= 6")
     run.add_argument("--dim", type=positive, default=100, help="number of parameters D")
     run.add_argument("--budget", type=positive, default=200, help="number of evaluations")

@@ -100,7 +100,7 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
     import optuna
 
     from hdbo_adapters.optuna import HDBOSampler
-    from hdbo_engine.problems import make_problem
+    from hdbo_cli.problems import make_problem
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     prob = make_problem(problem, dim)
@@ -138,8 +138,8 @@ def run_optuna(args: argparse.Namespace) -> int:
     """
     import optuna
 
+    from hdbo_cli.problems import make_problem
     from hdbo_engine import get_algorithm
-    from hdbo_engine.problems import make_problem
 
     get_algorithm(args.algo)  # unknown or missing algorithms fail here, before any worker
     prob = make_problem(args.problem, args.dim)

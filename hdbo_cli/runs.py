@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from hdbo_engine.problems import make_problem
+from hdbo_cli.problems import make_problem
 
 from .bench import make_method
 

@@ -9,7 +9,6 @@ Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
     gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py
     trust_region.py the practical presets' trust regions
     algorithms/     msucb, cobbo, goucb (torch), bkb, baselines (gpucb, random)
-    problems.py     benchmark functions with known optima; tasks.py real tasks
 
 The algorithm classes are attributes of this package, resolved on first
 access (``from hdbo_engine import CobBO``), so ``import hdbo_engine`` imports

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine import get_algorithm
 from hdbo_engine.algorithms.cobbo import (
     CobBO,
@@ -14,7 +15,6 @@ from hdbo_engine.algorithms.cobbo import (
     relative_improvement,
 )
 from hdbo_engine.gp import GP
-from hdbo_engine.problems import make_problem
 
 
 def _run(opt: CobBO, f, n: int) -> CobBO:

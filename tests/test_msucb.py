@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine.acquisition import log_expected_improvement
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
 from hdbo_engine.gp import GP
-from hdbo_engine.problems import make_problem
 
 
 def _run(opt, problem, budget):

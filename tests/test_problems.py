@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from hdbo_engine.problems import make_problem, problem_names
-from hdbo_engine.tasks import TASKS
+from hdbo_cli.problems import make_problem, problem_names
+from hdbo_cli.tasks import TASKS
 
 SYNTHETIC = [n for n in problem_names() if n not in TASKS]
 

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine import BKB, GPUCB
 from hdbo_engine.algorithms.bkb import _Kernel, _kernel_matrix, bkb_beta
 from hdbo_engine.gp import GP, GPParams, robust_cholesky
-from hdbo_engine.problems import make_problem
 
 from . import figure
 

@@ -1,6 +1,6 @@
 """CobBO, Tan et al.: Fig. 1 left (speed), Fig. 4 right (backoff rule), Fig. 5 (preference).
 
-Every run minimises Rastrigin on ``[-5, 10]^50`` (:mod:`hdbo_engine.problems`)
+Every run minimises Rastrigin on ``[-5, 10]^50`` (:mod:`hdbo_cli.problems`)
 from 20 uniform initial points with ``CobBO(preset="paper")`` (Algorithm 2
 as written) or, for vanilla BO, ``GPUCB(preset="paper")``: a Matern-5/2 ARD
 GP on all 50 coordinates, refitted and maximised at every iteration.
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine import GPUCB, CobBO
-from hdbo_engine.problems import make_problem
 
 from . import Objective, band, figure, run_loop
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from hdbo_cli.functions import rastrigin, styblinski_tang
 from hdbo_engine import GOUCB, GPUCB
-from hdbo_engine.problems import rastrigin, styblinski_tang
 
 from . import Objective, figure, run_loop
 

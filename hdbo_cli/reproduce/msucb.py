@@ -4,7 +4,7 @@ Fig. 2: D = 100, d = 5, ``N_t = N0 t^alpha`` subspaces per iteration (Algorithm 
 steps 4-5) for (N0, alpha) in (1, 0), (10, 0), (1, 1), (1, 2). Fig. 3: D = 100,
 N0 = 1, alpha = 0, subspace dimension d in 1, 2, 5, 10, plus d = 0 (the
 subspaces are the points z themselves, supplement's d = 0 case). Problems:
-Ackley and the rotated Hyper-Ellipsoid (:mod:`hdbo_engine.problems`). Every
+Ackley and the rotated Hyper-Ellipsoid (:mod:`hdbo_cli.problems`). Every
 run is ``MSUCB(preset="paper")`` (20 uniform initial points, theoretical
 beta_t, every subspace optimised) with the variant's N0, alpha, d. Reported:
 ``log10`` of the best-so-far regret (the paper plots the log distance to the
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from hdbo_cli.problems import make_problem
 from hdbo_engine import MSUCB
-from hdbo_engine.problems import make_problem
 
 from . import band, figure, run_loop
 

@@ -28,7 +28,7 @@ the same ``(name, dim, seed)`` is the same function in every process):
 ``Problem.info`` records the instance (the optimum ``o``, the rotation's
 seed, the effective coordinates), and ``hdbo bench`` writes it into each
 cell's JSON. The real tasks (MuJoCo, LunarLander, rover) are in
-:mod:`hdbo_engine.tasks` and are built through :func:`make_problem` too.
+:mod:`hdbo_cli.tasks`; :func:`hdbo_cli.problems.make_problem` builds both.
 """
 
 from __future__ import annotations
@@ -153,38 +153,31 @@ _EMBEDDED = {
 _PREFIXES = ("shifted_", "rotated_", "scattered_")
 
 
-def problem_names() -> list[str]:
-    """All problem names accepted by :func:`make_problem`."""
-    from .tasks import TASKS
-
+def function_names() -> list[str]:
+    """All names accepted by :func:`make_function`."""
     return sorted([*_FULL, *_EMBEDDED, *(f"{p}{n}" for p in _PREFIXES[:2] for n in _FULL),
-                   *(f"scattered_{n}" for n in _EMBEDDED), *TASKS])
+                   *(f"scattered_{n}" for n in _EMBEDDED)])
 
 
-def _instance_rng(name: str, seed: int) -> np.random.Generator:
+def instance_rng(name: str, seed: int) -> np.random.Generator:
     """The generator of instance ``seed`` of problem ``name`` (stable across processes)."""
     return np.random.default_rng([seed, zlib.crc32(name.encode())])
 
 
-def make_problem(name: str, dim: int, seed: int = 0) -> Problem:
-    """Build a benchmark problem by name at dimension ``dim`` (instance ``seed``, where the
-    name has a random-instance prefix or is a task; see the module docstring)."""
-    from .tasks import TASKS, make_task
-
-    key = name.lower().replace("-", "_")
-    if key in TASKS:
-        return make_task(key, dim, seed)
+def make_function(key: str, dim: int, seed: int = 0) -> Problem | None:
+    """The synthetic function ``key`` at dimension ``dim`` (instance ``seed``, where the name
+    has a random-instance prefix; see the module docstring), or None for an unknown name."""
     prefix = next((p for p in _PREFIXES if key.startswith(p)), "")
     base = key.removeprefix(prefix)
     if base in _FULL and prefix != "scattered_":
         f, lo, hi, fmin, xmin = _FULL[base]
         if dim < 2:
-            raise ValueError(f"dim: {name} needs dim >= 2, got {dim}")
+            raise ValueError(f"dim: {key} needs dim >= 2, got {dim}")
         fmin = fmin * dim if base in _PER_COORDINATE_MIN else fmin
         lower, upper, x_star = np.full(dim, lo), np.full(dim, hi), np.full(dim, xmin)
         if not prefix:
             return Problem(key, dim, lower, upper, f, fmin, x_star)
-        rng = _instance_rng(key, seed)
+        rng = instance_rng(key, seed)
         o = lo + (0.1 + 0.8 * rng.random(dim)) * (hi - lo)
         info: dict[str, Any] = {"instance_seed": seed, "optimum": o.tolist()}
         if prefix == "shifted_":
@@ -200,15 +193,15 @@ def make_problem(name: str, dim: int, seed: int = 0) -> Problem:
         f, lo, hi, fmin, xmin = _EMBEDDED[base]
         k = len(lo)
         if dim < k:
-            raise ValueError(f"dim: {name} is embedded and needs dim >= {k}, got {dim}")
-        coords = (np.sort(_instance_rng(key, seed).choice(dim, k, replace=False)) if prefix
+            raise ValueError(f"dim: {key} is embedded and needs dim >= {k}, got {dim}")
+        coords = (np.sort(instance_rng(key, seed).choice(dim, k, replace=False)) if prefix
                   else np.arange(k))
         lower, upper, x_min = np.zeros(dim), np.ones(dim), np.full(dim, 0.5)
         lower[coords], upper[coords], x_min[coords] = lo, hi, xmin
         info = {"instance_seed": seed, "coordinates": coords.tolist()} if prefix else {}
         g = f if not prefix else (lambda X: f(X[:, coords]))
         return Problem(key, dim, lower, upper, g, fmin, x_min, info)
-    raise ValueError(f"problem: unknown name {name!r}; expected one of {problem_names()}")
+    return None
 
 
 def _shifted(f: Callable[[Array], Array], shift: Array) -> Callable[[Array], Array]:

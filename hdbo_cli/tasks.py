@@ -1,7 +1,7 @@
 """Real tasks for the ``hd`` suite: MuJoCo linear policies, LunarLander and rover planning.
 
-Each task is a :class:`~hdbo_engine.problems.Problem` (minimisation, ``f_min``
-unknown) built by :func:`hdbo_engine.problems.make_problem` under its name,
+Each task is a :class:`~hdbo_cli.functions.Problem` (minimisation, ``f_min``
+unknown) built by :func:`hdbo_cli.problems.make_problem` under its name,
 and is deterministic for a given ``(seed, point)``: the episode start states
 and the rover map depend only on ``seed``. The gymnasium tasks need the
 ``tasks`` extra (``pip install "hdbo[tasks]"``: ``gymnasium[mujoco,box2d]``);
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .problems import Array, Problem, _instance_rng
+from .functions import Array, Problem, instance_rng
 
 # name: (gymnasium id, number of parameters)
 _MUJOCO = {"swimmer": ("Swimmer-v5", 16), "hopper": ("Hopper-v5", 33),
@@ -62,7 +62,7 @@ def make_task(name: str, dim: int, seed: int) -> Problem:
         return Problem(name, dim, np.zeros(dim), np.ones(dim), _rover_value, None, None,
                        {"instance_seed": seed})
     if name == "lunar_lander":
-        episode_seeds = _instance_rng(name, seed).integers(2**31, size=LUNAR_EPISODES)
+        episode_seeds = instance_rng(name, seed).integers(2**31, size=LUNAR_EPISODES)
         f = _per_row(_EpisodeReturn("LunarLander-v3", _lunar_action, episode_seeds))
         return Problem(name, dim, np.zeros(dim), np.full(dim, 2.0), f, None, None,
                        {"instance_seed": seed, "episode_seeds": episode_seeds.tolist()})
