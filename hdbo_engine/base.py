@@ -482,6 +482,13 @@ class Optimizer(ABC):
         i = int(np.argmin(np.where(ok, self._y, np.inf)))
         return self._X[i].copy(), float(self._y[i])
 
+    def recommend(self) -> np.ndarray | None:
+        """The told point this optimizer recommends as its answer (unit cube), or None
+        before any finite value: the point of :attr:`best` unless an algorithm overrides it
+        (for noisy objectives, a point chosen by the model rather than the luckiest draw)."""
+        best = self.best
+        return None if best is None else best[0]
+
     def model_data(self) -> tuple[np.ndarray, np.ndarray]:
         """Told points and values for the surrogate, failures imputed (module docstring)."""
         if not np.isfinite(self._y).any():
