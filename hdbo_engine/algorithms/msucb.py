@@ -1,226 +1,50 @@
 """MS-UCB: GP-UCB maximised on random low-dimensional subspaces.
 
-Tran-The, Gupta, Rana, Venkatesh, "Trading Convergence Rate with
+Paper: Tran-The, Gupta, Rana, Venkatesh, "Trading Convergence Rate with
 Computational Budget in High Dimensional Bayesian Optimization", AAAI 2020
-(``shared/seeds/001_...``; constants from the supplement ``000_...``).
+(constants from its supplement). The paper mapping, every departure with its
+measurement, and what was tried and not kept: ``docs/algorithms/msucb.md``.
 
 Algorithm 1, as implemented:
 
-1. ``n_init`` initial points (paper: 20, uniform; the practical preset puts the
-   cube's centre first: ``base``, "Initial design"), then a GP (Matern-5/2 ARD,
-   hyperparameters fitted from data, as in the paper's experiments).
-2. Iteration t draws ``N_t = N0 * t**alpha`` values z uniformly from the
-   fixed-coordinate cube and adds them to ``Z_t`` (steps 4-5).
+1. ``n_init`` initial points, then a GP (Matern-5/2 ARD, hyperparameters
+   fitted from data, :class:`hdbo_engine.gp.HyperparameterChain`).
+2. Iteration t adds ``N_t = N0 * t**alpha`` values z, drawn uniformly from the
+   fixed-coordinate cube, to ``Z_t`` (steps 4-5; :meth:`MSUCB.subspaces`).
 3. Each z defines the subspace ``S(A, z)`` of Definition 1 (eq. 3): the last
    ``d`` coordinates are free, the first ``D - d`` are fixed to z.
 4. ``x_t = argmax_{x in X_t} mu(x) + sqrt(beta_t) sigma(x)`` over all
    subspaces in ``Z_t`` (eq. 8), with (Theorem 1 / supplement Theorem 3)
    ``beta_t = 2 log(pi^2 t^2 / delta) + 2 d log(2 b d sqrt(log(6 D a / delta)) t^2)``
    and, for ``d = 0`` (subspaces are the points z themselves),
-   ``beta_t = 4 log(pi^2 t^2 / (2 delta))``. ``d = D`` is plain GP-UCB.
+   ``beta_t = 4 log(pi^2 t^2 / (2 delta))`` (:func:`msucb_beta`). ``d = D`` is
+   plain GP-UCB (:class:`hdbo_engine.algorithms.baselines.GPUCB`).
 
-Presets (``preset=``, :mod:`hdbo_engine.base`, "Presets"):
+Defaults, ``preset="paper"`` (the paper's experiments): ``d = 5``, ``N0 = 1``,
+``alpha = 0``, ``beta_scale = 1`` (the theoretical beta_t), ``n_optimize = None``
+(every subspace optimised), 20 uniform initial points, no trust region,
+``n_perturb = None``, ``acquisition = "ucb"``. ``preset="practical"`` [default]:
+``N0 = 10``, ``beta_scale = 0.1``, ``n_optimize = 20``, the centre and the axis
+design with a line search (``init_design = "axis"``), ``trust_region = True``
+with ``failure_tol = 10``, ``n_perturb = 15``, ``acquisition = "ucb"``. Both:
+``a = b = 1``, ``delta = 0.1``, ``restarts = 3``, ``screen_budget = 4096``,
+``n_candidates`` 32 (512 when ``d = D``). An explicit option wins over the preset.
 
-* ``"paper"``: the paper's experiments (Sec. "Experiments"): ``d = 5``,
-  ``N0 = 1, alpha = 0``, the theoretical beta_t (``beta_scale = 1``), the
-  exact acquisition step over every subspace (``n_optimize = None``), 20
-  uniform initial points (``n_init = 20, init_centre = False``), no trust
-  region, every fixed coordinate from z (``n_perturb = None``). One
-  departure remains: the paper's ``10 D`` random L-BFGS-B starts per
-  acquisition are ``restarts`` [3] starts per subspace from the best of
-  ``n_candidates`` scored points (the compute knobs below).
-* ``"practical"`` [default]: ``N0 = 10``, ``beta_scale = 0.1``,
-  ``n_optimize = 20``, the centre first, a trust region
-  (``trust_region=True, failure_tol=10``, below) and eq. (8)'s UCB
-  (``acquisition="ucb"``; log-EI is an option, below), the axis
-  initial design (``init_design="axis"``; the paper preset: uniform), and
-  sparse moves (``n_perturb=15``, below; the paper preset: every fixed
-  coordinate drawn).
-  The axis design (``init_design="axis"``, ``base``, "Initial design": the
-  centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
-  ``max(20, min(2 D + 1, budget // 4))`` points) replaced uniform draws in
-  session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
-  eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
-  against the committed cells of the same seeds; session 15), uniform -> axis:
-  shifted Ackley 10.77 -> 7.94, shifted Levy 127.6 -> 79.8, shifted
-  Styblinski-Tang -2726 -> -3086, rotated Rastrigin 1741 -> 1768, rotated
-  Rosenbrock 1.85e5 -> 1.44e5, scattered Hartmann6 -3.3215 -> -3.321,
-  LunarLander -283.7 -> -249.2, Swimmer -360.4 -> -356.7, Hopper -1027.7 ->
-  -1028.1, rover 3.56 -> -0.79, HalfCheetah -892 -> -929: 7 of 11 medians and
-  21 of 33 cells better.
-  The design's line search (``line_search``, ``base``, "Line search after the
-  design") was added in session 17. Medians over seeds 0-2 on ``hd`` (the same
-  command, against session 16's cells), without -> with: shifted Ackley 8.18
-  -> 7.58, shifted Levy 76.9 -> 66.8, Styblinski-Tang -3090 -> -3241, rotated
-  Rastrigin 1797 -> 1705, rotated Rosenbrock 1.25e5 -> 1.47e5, Hartmann6
-  -3.3221 -> -3.3220, LunarLander -257.5 -> -243.6, Swimmer -355.8 -> -357.6,
-  Hopper -1097 -> -1035, HalfCheetah -864 -> -955, rover -1.46 -> -2.27: 7 of
-  11 medians and 21 of 33 cells better.
+Departures from the paper, one line each; the section of ``docs/algorithms/msucb.md``
+that gives the reason and the measurement is in brackets:
 
-Choices the paper leaves open (documented defaults):
-
-* **Trust region** (``trust_region`` [practical: True], ``failure_tol``
-  [practical: 10; None = TuRBO's ``max(4, D)``]). Diagnosis without it
-  (``shifted_ackley``, D = 100, seed 0, 200 evaluations, former defaults):
-  the first point (the centre, 12.25) was never improved; every proposal lay
-  at Euclidean distance 2.9-3.3 (max-norm 0.48-0.50) from the incumbent,
-  i.e. a random point of the box in its 95 fixed coordinates; the GP kept
-  its lengthscales at the prior mode (median 41, in a unit cube, so a nearly
-  flat model: predictions 12.5-15.3 with sd 0.1-0.6 at the proposals) and
-  later collapsed one lengthscale to 0.003; the UCB maximiser's free
-  coordinates were at the box bounds in 0-5% of cases, so the acquisition
-  step was not the problem: the random z were. With the region (TuRBO's
-  rule, :class:`hdbo_engine.trust_region.TrustRegion`, a cube around the
-  incumbent), ``Z_t`` still stores uniform draws on ``[0, 1]^(D - d)`` (a
-  function of ``(seed, t)``), and at ask time each maps affinely into the
-  region's fixed coordinates; the free coordinates' candidates and the
-  L-BFGS-B box are confined to the region too. Same run: proposals at
-  distance 0.04-0.6 from the incumbent and 10.01 after 300 evaluations (57
-  improvements). ``failure_tol`` 10 against 5 and ``beta_scale`` 0.1
-  against 0.01 (seed 0, 300 evaluations; ``shifted_ackley`` /
-  ``shifted_levy``): 10.01 / 159 (the default), 11.11 / 105
-  (``failure_tol=5``), 10.50 / 111 (``beta_scale=0.01``); with ``d = 10``
-  10.30 / 142. Seed 1, ``shifted_styblinski_tang``, 400 evaluations: -2376
-  (default), -2386 (``beta_scale=0.01``); Nevergrad's CMA reaches -2346 with
-  500 (seed 0). None of the alternatives wins on both problems, so the
-  defaults stay. We also tried perturbing only about 20 of the fixed
-  coordinates (TuRBO's mask; the others at the incumbent's values):
-  9.78 / 134 with ``beta_scale=0.01``, no clear gain on these two; measured
-  on the whole ``hd`` suite in session 19 and kept ("Sparse moves", below).
-  Real tasks, seed 0, 500 evaluations (``hdbo bench`` with a suite of
-  ``rover`` D = 60 and ``hopper`` D = 33, method ``msucb``): rover 5.07 (the
-  centre: 13.0; 10.09 after 100, 7.45 after 250), hopper -1027.7 (centre
-  -131; reached -1027.1 by evaluation 100), median ask 0.105 s and 0.059 s
-  CPU under a load of 11 on 2 cores.
-  ``shifted_levy`` D = 100, seed 0, 500 evaluations: 111 (former defaults
-  in the ``hd`` bench: 341, never below the centre; Optuna TPE 365, random
-  629, Nevergrad CMA 71), median ask 0.126 s; ``rotated_rosenbrock``
-  1.85e5 (former 4.04e6; TPE 2.41e6, Nevergrad CMA 2.54e5, NGOpt 1.29e4),
-  median ask 0.093 s. Short of the peers on ``scattered_hartmann6`` (D =
-  300, 300 evaluations): -3.15 (former defaults -2.76 after 300; Optuna TPE
-  and Nevergrad CMA -3.29 after 300).
-
-* **Sparse moves** (``n_perturb`` [practical: 15; paper None, i.e. every
-  fixed coordinate drawn]). Each subspace of ``Z_t`` also gets a mask, drawn
-  once per ``(seed, t)`` from its own stream, that keeps each fixed coordinate
-  with probability ``1 - min(1, n_perturb / (D - d))``: kept coordinates
-  take the incumbent's value, the others the region-mapped z. With the d
-  free coordinates a proposal then moves about 20 coordinates, as TuRBO's
-  candidates (``trust_region.perturbation_candidates``) do for BKB and GO-UCB.
-  Diagnosis (session 18, ``hopper``, D = 33, seed 0, an ask/tell loop over
-  ``hdbo_cli.bench.make_bench_problem``): without the mask every proposal
-  moved all 33 coordinates (median max-norm step 0.05-0.10) and 94-96% of
-  them scored above -500, i.e. the hopper fell, until evaluation 350;
-  CobBO's block moves (13-30 coordinates) fell in 13-24% of cases after
-  evaluation 150. Measured (session 19, ``hdbo bench --methods msucb`` with
-  a suite of the nine ``hd`` 500-evaluation groups with D - d > 15, seeds
-  0-2, Hopper 0-4; against the committed cells), medians without -> with:
-  Hopper -1035 -> -1109, HalfCheetah -955 -> -1056, rover -2.27 -> -3.21,
-  rotated Rosenbrock 1.47e5 -> 9.07e4, shifted Ackley 7.58 -> 7.53; worse on
-  shifted Levy 66.8 -> 84.7, rotated Rastrigin 1705 -> 1738, Styblinski-Tang
-  -3241 -> -3230, scattered Hartmann6 -3.3220 -> -3.310: 5 of 9 medians and
-  17 of 29 cells better, all three tasks among them (Swimmer and LunarLander,
-  with ``D - d <= 15``, are unchanged). The cost is on smooth functions at
-  short budgets, where moving every coordinate pays: ``d100`` (seeds 0-4)
-  Ackley 6.60 -> 6.19, Levy 26.6 -> 25.7, Rastrigin 1416 -> 1287, Hartmann6
-  -3.3222 -> -3.3222, but Rosenbrock 2.56e4 -> 4.68e4 (all five seeds worse);
-  ``bbob`` at D = 40 (100 evaluations, seeds 0-2) all four worse: f1 150 ->
-  176, f2 5.08e5 -> 8.31e5, f8 4.83e4 -> 5.54e4, f15 1967 -> 2132 (D = 20
-  is unchanged). ``hd`` is the yardstick (its tasks are what users run), so
-  the mask is the default. Not kept: ``n_perturb`` 3 / 8 on Hopper (seeds
-  0-4), medians -1029 / -1070; every other subspace unmasked (the
-  acquisition picks sparse or full moves): Hopper -1058, shifted Levy 88.1,
-  d100 Rosenbrock 3.90e4, bbob D = 40 f1 150, f2 5.06e5, f8 4.02e4, f15 1992,
-  between the two on every one. The paper's Definition 1 draws every fixed
-  coordinate, so the paper preset keeps ``None``.
-* **Acquisition** (``acquisition`` ["ucb" in both presets; ``"logei"`` an
-  option, measured and not the default). ``"logei"`` scores every (subspace,
-  point) pair, screening, candidates and L-BFGS-B alike, by log expected
-  improvement over the best told value (with pending points, the best of
-  the told values and their kriging-believer fantasies)
-  (:func:`hdbo_engine.acquisition.log_expected_improvement`, Ament et al.
-  2023) instead of eq. (8)'s ``mu + sqrt(beta_t) sigma``; the subspaces
-  ``Z_t`` are unchanged. The idea: even at ``beta_scale = 0.1`` the UCB
-  bonus is ``sqrt(0.1 beta_t)`` = 3-4 posterior sds at t = 100-500 (D = 100,
-  d = 5), which favours the least known candidate over the one predicted
-  best. Probes at seeds 0-1 looked good (8 of 12 problem-seed pairs better),
-  but the full ``hd`` suite (``hdbo bench --suite <hd, the eleven
-  500-evaluation groups> --seeds 3 --jobs 2 --methods msucb``, against the
-  UCB cells of the same seeds; medians UCB -> log-EI) says otherwise:
-  better on ``shifted_ackley`` 10.77 -> 9.33, ``shifted_levy`` 127.6 ->
-  123.2, ``rover`` 3.56 -> 0.03 and ``scattered_hartmann6`` -3.3215 ->
-  -3.3218; worse on ``shifted_styblinski_tang`` -2726 -> -2527 (all three
-  seeds), ``rotated_rastrigin`` 1741 -> 1822, ``rotated_rosenbrock`` 1.85e5
-  -> 2.20e5, LunarLander -283.7 -> -225.6, Swimmer -360.4 -> -359.4,
-  Hopper -1027.7 -> -1027.1 and HalfCheetah -892 -> -479: 4 of 11 medians
-  and 15 of 33 cells better. ``bbob`` (3 seeds, the same command with
-  ``--suite bbob``): 4 of 8 medians and 10 of 24 cells better. EI's greedier
-  choice helps on the smooth single-basin problems and hurts where the
-  region must cross between basins (Styblinski-Tang, Rastrigin) and on the
-  tasks, so UCB stays the default. On BKB's candidate scoring (seed 0, 300
-  evaluations) log-EI was better on 2 of 6 problems, so BKB keeps UCB too.
-* **Domain.** The paper works on ``[-1, 1]^D``; the engine's cube is
-  ``[0, 1]^D``. The affine map between them preserves uniform sampling of z
-  and the axis-aligned subspaces, so Algorithm 1 is unchanged.
-* **Iteration index** ``t`` counts model-based proposals: ``t = n - n_init + 1``
-  where ``n`` counts told plus pending points. ``a = b = 1`` and
-  ``delta = 0.1`` (Assumption 1's constants are unknown in practice).
-* **beta scale.** ``beta_scale`` multiplies beta_t; practical 0.1. The
-  theoretical beta_t is large (about 150 at t = 100, d = 5, D = 50, i.e.
-  ``sqrt(beta) ~ 12`` posterior standard deviations), and with it the UCB
-  maximiser sits on the box boundary: measured on Ackley-50D over 200
-  evaluations, 64-92% of the free coordinates proposed were at 0 or 1 and
-  the result was worse than random search. Scaling the theoretical value
-  down is standard GP-UCB practice (Srinivas et al. 2010 scale it by 1/5 in
-  their experiments); 0.1 was the better of the values we measured.
-* **Subspaces per iteration.** Practical ``N0 = 10, alpha = 0``: the paper's
-  main experiments use ``N0 = 1`` and its Fig. 2 shows larger ``N0`` (or
-  ``alpha``) converging faster; the scoring knob below keeps the larger pool
-  cheap.
-* **What to expect.** Every proposal takes its first ``D - d`` coordinates
-  from uniform draws (Definition 1; in the practical preset, uniform in the
-  trust region for about ``n_perturb`` of them, the incumbent's for the
-  rest), so on functions that depend on all coordinates, or whose effective
-  coordinates are among the first ``D - d``, MS-UCB can only choose among
-  random draws there; measured results are in the README.
-* **Compute knobs.** ``|Z_t|`` grows without bound, so every subspace is
-  first *screened*: the acquisition at the first ``c`` of ``n_candidates``
-  shared free-coordinate points (the incumbent's free coordinates, Gaussian
-  perturbations of them, uniform draws), with ``c`` as large as
-  ``screen_budget`` (subspace, point) pairs allow and at least 1 (the
-  incumbent's free coordinates). The ``n_optimize`` best subspaces are then
-  scored on all ``n_candidates`` points, and L-BFGS-B runs from the
-  ``restarts`` best of them in each. ``n_optimize=None`` optimises every
-  subspace: the paper's exact acquisition step, at its full cost. This is
-  the paper's trade of convergence for compute made explicit. Defaults
-  ``screen_budget=4096, restarts=3``. Measured on Ackley- / Levy-100D (seed 0,
-  500 evaluations, one thread), median CPU seconds per ask and final value:
-  ``4096, 3``: 0.119 / 0.092 s, 12.99 / 518; ``8192, 3``: 0.147 / 0.105 s,
-  12.99 / 460; ``4096, 2``: 0.087 / 0.083 s, 12.92 / 501 (the Ackley times of
-  the last two before the 1e-60 kernel flush in ``gp``). ``restarts=2``
-  lost to random search on the 10-D Ackley unit test (median of 5 seeds
-  11.33 vs 11.18; 10.31 with 3). The bench suite ``d100`` has 5 seeds.
-* **Cheap subspace posterior.** For a fixed z the scaled distance to a
-  training point splits into a fixed part (computed once per subspace and
-  ask) and a d-dimensional part, so optimisation never touches all D
-  coordinates (:class:`hdbo_engine.gp.SubspacePosterior`).
-* **Parallel proposals** (``ask(n > 1)`` or pending points) use the kriging
-  believer: pending points join the data with the posterior mean as value,
-  hyperparameters fixed, which shrinks the variance there.
-* **Hyperparameters** follow :class:`hdbo_engine.gp.HyperparameterChain`
-  (refit about every 10% of the history, warm-started), which keeps
-  rebuild-from-history exact. The first proposal made after the chain
-  reaches a new checkpoint carries it in its meta (``"gp_chain"``: the
-  checkpoint's size, hyperparameters and a fingerprint of the history prefix
-  they were fitted on; D + 3 numbers, about every 10% of the history), unless
-  a told or pending meta already holds it. An optimizer rebuilt from the
-  history starts its chain from the latest recorded checkpoint that matches
-  its own history, so the first ask after a rebuild costs about one ask
-  instead of replaying every refit, and proposes exactly what the
-  uninterrupted optimizer would (a history told without these metas, or with
-  foreign ones, replays the refits as before).
-* ``Z_t`` is drawn from a generator seeded by ``(seed, t)`` alone, so it is
-  rebuilt identically in a new process.
+* The cube is ``[0, 1]^D``, not ``[-1, 1]^D`` (an affine map) [#domain].
+* ``t`` counts model proposals; ``a = b = 1``, ``delta = 0.1`` [#iteration-index-and-constants].
+* ``beta_scale`` multiplies beta_t (practical 0.1) [#beta-scale].
+* Ten subspaces per iteration, ``N0 = 10`` (practical) [#subspaces-per-iteration].
+* Screening, then ``restarts`` L-BFGS-B starts in ``n_optimize`` subspaces [#compute-knobs].
+* A TuRBO trust region confines z, the free coordinates and L-BFGS-B (practical) [#trust-region].
+* Each subspace moves about ``n_perturb`` fixed coordinates off the incumbent [#sparse-moves].
+* ``acquisition="logei"``: log expected improvement instead of eq. (8), an option [#acquisition].
+* The centre, the axis design and a line search replace uniform points [#initial-design].
+* ``ask(n > 1)`` and pending points: kriging believer [#parallel-proposals].
+* Hyperparameter checkpoints in proposal metas make a rebuild exact and cheap
+  [#hyperparameters-and-rebuild].
 """
 
 from __future__ import annotations
