@@ -1,183 +1,60 @@
 """CobBO: coordinate backoff Bayesian optimisation with two-stage kernels.
 
-Tan, Nayman, Wang, "CobBO: Coordinate Backoff Bayesian Optimization with
-Two-Stage Kernels" (``shared/seeds/002_...``). The paper maximises; the engine
-minimises, so "improvement" below means a *lower* value and every formula is
-applied to ``-y``.
+Paper: Tan, Nayman, Wang, "CobBO: Coordinate Backoff Bayesian Optimization with
+Two-Stage Kernels" (arXiv preprint, 2021). The paper maximises; the engine
+minimises, so "improvement" means a *lower* value and every formula is applied
+to ``-y``. The paper mapping, every departure with its measurement, and what was
+tried and not kept: ``docs/algorithms/cobbo.md``.
 
-Algorithm 2, as implemented
----------------------------
-* **Initial design** (lines 1-4): ``n_init`` points [20, the paper's Sec.
-  4.1 setting], the cube's centre then uniform draws (the paper's are all
-  uniform; ``base``, "Initial design"); the pivot ``V`` is the best of them with value
-  ``M``; the failure counter ``q = 0``; the preference weights are uniform,
-  ``w_0,j = 1/D``.
-* **Coordinate block** (line 7, Sec. 3.1, Sec. 4.1): the block size is drawn
-  uniformly from the distinct values of ``{1,4,6,8,12,14,16,22,24,26,30}``
-  each capped at ``D``; the coordinates are then drawn without replacement
-  with probabilities ``pi_t = w_t / sum(w_t)``. The subspace ``Omega_t`` is
-  ``{x : x_j = V_j for j not in C_t}``, so it always contains ``V``.
-* **Stage 1** (lines 6-9, eq. (1)): every told point is projected onto
-  ``Omega_t`` (block coordinates kept, the rest taken from ``V``);
-  duplicates are dropped, keeping a real observation where one coincides.
-  Values of the virtual points come from an RBF interpolant of all told
-  points in the full space (``scipy.interpolate.RBFInterpolator``,
-  multiquadric kernel ``sqrt(1 + (r/l)^2)`` with ``l`` the "average
-  distance between nodes" of scipy's legacy ``Rbf``, which the paper's code
-  used: ``(prod(edges of the bounding box) / n)^(1/D)``; no polynomial tail,
-  as in legacy ``Rbf``). Measured on Rastrigin-50D, Levy-100D and Ackley-100D
-  histories (one seed, ``/tmp`` probe), this estimates virtual points several times more accurately
-  than ``l`` = the RMS inter-point distance (which in high dimension is far
-  larger) or a constant tail. When the interpolation system is singular or
-  ill-conditioned (LinAlgError, LinAlgWarning or non-finite output) the
-  smoothing parameter is raised by 0.02 and the fit retried, as in App. B
-  [up to 10 times; after that each virtual point takes the value of its
-  nearest observed point, the paper's Sec. 4.1 alternative]. Real
-  observations lying in ``Omega_t`` keep their observed values.
-* **Virtual points' variance** (line 12): the RBF gives no variance, so each
-  virtual point gets an extra noise variance in the stage-2 GP of
-  ``virtual_noise * min(1, (delta / l)^2)`` (standardised output units),
-  where ``delta`` is how far the projection moved the point and ``l`` the
-  RBF length scale above [virtual_noise = 0.05]. Real observations get none.
-* **Stage 2** (lines 10-13): a GP with Matern-5/2 ARD kernel on the block's
-  coordinates only (:class:`hdbo_engine.gp.GP`, hyperparameters fitted by
-  MAP from the prior mode at every ask, ``fit_maxiter`` [30] iterations),
-  conditioned on the virtual and real points of ``Omega_t``. At most
-  ``max_gp_points`` [100] of them are used: those nearest to ``V`` in the
-  block coordinates (the pivot always included), a compute cap the paper
-  does not need with its smaller budgets. The acquisition [expected
-  improvement over the best modelled value; ``acquisition="ucb"`` gives
-  ``mu + sqrt(ucb_beta) sigma``, ucb_beta = 4] is maximised by batched
-  multi-start L-BFGS-B (:func:`hdbo_engine.maximize.lbfgsb_batch`) from the
-  ``restarts`` [5] best of ``n_candidates`` [256] points (V's block
-  coordinates, Gaussian perturbations of them with sd 0.1, uniform draws)
-  over the block's box intersected with the cube of half-width
-  ``local_radius`` [0.2] around V's block coordinates. The paper's text
-  maximises over the whole block box (``local_radius=None``); its released
-  code confines the search with trust regions. Measured here (seed 0,
-  ``/tmp`` probes, not a benchmark, on the earlier domains ``[-5.12,
-  5.12]^50`` and ``[-10, 10]^100`` with ``max_gp_points=200``): whole box vs
-  0.2 gave 705 vs 525 on Rastrigin-50D after 200 evaluations and 1019 vs
-  469 on Levy-100D after 250 (random search: 740 and 883): the RBF
-  estimates of far virtual points are too rough for the GP to extrapolate
-  across the whole box. The proposal is the best L-BFGS-B result that is
-  not already a point of the subspace data (e.g. ``V`` itself).
-* **Trust region** [``trust_region=True`` in the practical preset]: the
-  fixed ``local_radius`` box is replaced by TuRBO's adaptive one
-  (:mod:`hdbo_engine.trust_region`): side ``tr_length_init`` [0.8] around V's
-  block coordinates, doubled after 3 consecutive improvements, halved after
-  ``tr_failure_tol`` [``max(4, min(D, 16))``] consecutive failures, reset
-  when below 2^-7. Measured on the ``hd`` problems, seed 0, 500 evaluations
-  (``python /tmp``-style ask/tell probe, one thread), final best value,
-  fixed radius 0.2 -> trust region: shifted Levy-100D 182.6 -> 102.0,
-  shifted Ackley-100D 10.42 -> 8.01, rotated Rastrigin-100D 1864 -> 1528;
-  on Levy, side 0.4 / failure tolerance 16 gave 148, 0.8 / 8: 217,
-  0.8 / 32: 126, 1.6 / 16: 123, and a fixed radius of 0.1: 152.
-* **Pivot update** (lines 15-19): a told value below ``M`` moves ``V`` there,
-  sets ``M`` to it and ``q = 0``; otherwise ``q += 1``.
-* **Preference update** (eq. (2)): for a point proposed in block ``C``,
-  ``w_j *= alpha`` for ``j in C`` on improvement over ``M_{t-1}``, and
-  ``w_j /= beta`` otherwise [alpha = 2.0, beta = 1.1]; weights are kept in
-  log space and renormalised, which leaves ``pi_t`` unchanged.
-* **Backoff stopping rule** (Sec. 3.2): ``Delta_t = (M_{t-1} - y_t) /
-  max(|M_{t-1}|, 0.1)`` (the paper's formula for ``-y``), ``P_t`` the number
-  of consecutive improvements (``Delta > 0``) and ``N_t`` the number of
-  queries in the current subspace, both counted within the current block;
-  ``tau = T/1000 + {1: D<20, 2: D<70, 3: D<100, 4: D<200, 5: otherwise}``
-  and ``xi = 4 if Delta_t < 0.05, 2 if Delta_t <= 0.1, 0 otherwise``. A new
-  block is drawn when ``N_t >= tau and Delta_t <= 0.1 and P_t <= xi``.
-  ``T`` is the constructor's ``budget``; when it is ``None`` [T = 1000].
-* **Escaping local optima** (App. B.1): after ``escape_patience``
-  consecutive failures [``max(20, 2 ceil(D/15) ceil(tau))``: about two
-  passes of average-size blocks over all coordinates, each used for up to
-  ``tau`` queries], the value recorded for ``V`` *in the surrogates* is
-  raised to the median of the modelled values (the true history and
-  ``best`` are untouched), ``escape_candidates`` [5] points are sampled from
-  those better than the median, the one furthest from ``V`` becomes the new
-  pivot with ``M`` its value, ``q = 0``, and a new block is drawn (the old
-  subspace need not contain the new pivot).
-* **Failed evaluations** (non-finite values) count as failures for the
-  pivot, the weights and the stopping rule, and enter the surrogates as the
-  worst finite value seen before them (``base.impute_failures``).
+Algorithm 2, as implemented:
 
-Presets
--------
-``preset="paper"``: the paper's Algorithm 2 as written: 20 uniform initial
-points (no centre), the acquisition over the whole block box
-(``local_radius=None``, no trust region) and every virtual and real point
-of the subspace in the stage-2 GP (``max_gp_points=None``), no flat
-backoff; the other constants above are the paper's in both presets.
-``preset="practical"`` [default]: the centre first, the axis initial design
-(``init_design="axis"``), the trust region, at most 100 stage-2 points, the
-flat backoff ("Flat blocks").
+* Lines 1-4: ``n_init`` initial points; the pivot ``V`` is the best, with value
+  ``M``; failure counter ``q = 0``; preference weights ``w_0,j = 1/D``.
+* Line 7 (Sec. 3.1, 4.1): a block size drawn uniformly from the distinct values of
+  ``{1,4,6,8,12,14,16,22,24,26,30}`` capped at ``D``; coordinates ``C_t`` drawn
+  without replacement with ``pi_t = w_t / sum(w_t)``;
+  ``Omega_t = {x : x_j = V_j for j not in C_t}``.
+* Lines 6-9, eq. (1), stage 1: every told point projected onto ``Omega_t``; the
+  virtual points' values from a multiquadric RBF interpolant of all told points
+  (:func:`rbf_estimate`; App. B's smoothing retry).
+* Lines 10-13, stage 2: a Matern-5/2 ARD GP on the block's coordinates over the
+  virtual and real points of ``Omega_t``; expected improvement (or UCB)
+  maximised by multi-start L-BFGS-B in the block.
+* Lines 15-19: a value below ``M`` moves ``V`` there and sets ``q = 0``; else ``q += 1``.
+* Eq. (2): ``w_j *= alpha`` for ``j in C`` on improvement over ``M_{t-1}``,
+  ``w_j /= beta`` otherwise.
+* Sec. 3.2, backoff: ``Delta_t = (M_{t-1} - y_t) / max(|M_{t-1}|, 0.1)``,
+  ``tau = T/1000 + c(D)``, ``xi(Delta_t)`` in {4, 2, 0}; a new block is drawn when
+  ``N_t >= tau and Delta_t <= 0.1 and P_t <= xi`` (:func:`backoff_tau`,
+  :func:`backoff_xi`, :func:`relative_improvement`).
+* App. B.1: after ``escape_patience`` consecutive failures the pivot's surrogate
+  value is raised to the median and a far point better than the median becomes
+  the pivot.
 
-The axis design (``init_design="axis"``, ``base``, "Initial design": the
-centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
-``max(20, min(2 D + 1, budget // 4))`` points) replaced uniform draws in
-session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
-eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
-against the committed cells of the same seeds; session 15), uniform -> axis:
-shifted Ackley 9.21 -> 7.75, shifted Levy 136.0 -> 122.0, shifted
-Styblinski-Tang -843 -> -2961, rotated Rastrigin 1528 -> 1547, rotated Rosenbrock 4.19e5
--> 1.63e5, scattered Hartmann6 -3.308 -> -3.299, LunarLander -231.4 -> -273.4,
-Swimmer -359.9 -> -357.2, Hopper -1027.9 -> -1131.1, rover 5.63 -> 2.74,
-HalfCheetah -488 -> -1536: 8 of 11 medians and 24 of 33 cells better.
+Defaults, both presets: ``alpha = 2.0``, ``beta = 1.1``, ``acquisition = "ei"``
+(``ucb_beta = 4``), ``virtual_noise = 0.05``, ``n_candidates = 256``,
+``restarts = 5``, ``fit_maxiter = 30``, ``escape_candidates = 5``,
+``escape_patience = max(20, 2 ceil(D/15) ceil(tau))``, ``T = budget`` (1000 if
+None). ``preset="paper"`` (Algorithm 2 as written): 20 uniform initial points,
+the whole block box (``local_radius = None``, no trust region),
+``max_gp_points = None``, ``flat_backoff = False``. ``preset="practical"``
+[default]: the centre, the axis design and a line search, ``trust_region = True``
+(``tr_length_init = 0.8``, ``tr_failure_tol = max(4, min(D, 16))``),
+``local_radius = 0.2`` when the trust region is off, ``max_gp_points = 100``,
+``flat_backoff = True``.
 
-The design's line search (``line_search``, ``base``, "Line search after the
-design") was added in session 17. Medians over seeds 0-2 on ``hd`` (the same
-command, against session 16's cells), without -> with: shifted Ackley 7.85 ->
-7.01, shifted Levy 91.3 -> 95.4, Styblinski-Tang -2847 -> -3186, rotated
-Rastrigin 1587 -> 1564, rotated Rosenbrock 1.38e5 -> 6.70e4, scattered
-Hartmann6 -3.292 -> -2.353 (seeds 1-2 ended in Hartmann6's poorer basin, seed 0
-was already there), LunarLander -266.4 -> -264.8, Swimmer -358.3 -> -358.7,
-Hopper -1083 -> -1062, HalfCheetah -1095 -> -1437, rover 2.16 -> -0.24: 7 of 11
-medians and 18 of 33 cells better.
+Departures from the paper, one line each; the section of ``docs/algorithms/cobbo.md``
+that gives the reason and the measurement is in brackets:
 
-Flat blocks
------------
-[``flat_backoff=True`` in the practical preset; the paper has no such rule.]
-A query of the current block whose value equals the pivot's value *exactly*
-ends the block at once: a new block is drawn, as if the stopping rule had
-fired. Such a query moved only coordinates the objective ignores at ``V``, so
-the block is flat there, and Sec. 3.2's rule would spend ``ceil(tau)``
-queries on it (6 at D = 300, T = 500). The tie still counts as a failure for
-the pivot and the weights (lines 15-19, eq. (2)); the trust region does not
-count it (:mod:`hdbo_engine.trust_region`, ties). Diagnosis on ``hd``'s
-scattered Hartmann6 (6 active coordinates of 300; seed 1): about three blocks
-in four hold no active coordinate, the preference weights on the six active
-ones were still 2-3% after 200 evaluations, and the failures of the flat
-blocks had halved the trust region to side 0.0125 by evaluation 240; CobBO's
-best was -1.087 there and -1.712 at the end. Measured (``hdbo bench --suite
-<hd's scattered-Hartmann6 and LunarLander groups> --seeds 3 --methods
-cobbo,goucb,bkb,msucb``, session 18, against the committed cells of the same
-seeds), before -> after, both rules together: scattered Hartmann6 -2.502 /
--1.712 / -2.353 -> -3.321 / -3.283 / -3.310 (median -2.353 -> -3.310; TPE
--3.258, random search -2.545); LunarLander, where equal returns come from
-policies that take the same actions, median -264.8 -> -266.7 over seeds 0-2
-and -264.9 -> -263.9 over seeds 0-7 (four of eight seeds better: neutral);
-``d100``'s Hartmann6 (the six active coordinates first; 5 seeds) -3.3203 ->
--3.3194 (level). Where no value repeats exactly, nothing changes (shifted
-Ackley, seed 0, 250 evaluations, reproduces its committed cell).
-
-State from history
-------------------
-A model proposal's ``meta`` is ``{"round": r, "block": [coords]}``. The
-weights, pivot, counters and the current block are updated point by point in
-:meth:`CobBO._on_tell` from the told values and these metas, and a new block
-for round ``r`` is drawn (when the stopping rule or an escape asks for it)
-from a generator seeded by ``(seed, r)`` with the current ``pi``; escape
-sampling uses a generator seeded by ``(seed, n)``, ``n`` the number of told
-points at the escape (escapes use only those first ``n`` points). Everything is
-therefore a function of the told history, so :meth:`Optimizer.from_history`
-rebuilds the exact state. Told points without a block in their meta
-(initial design, points told without an ask) only move the pivot. Points
-proposed in an older round still update the weights with their own block,
-but count toward ``N_t``/``P_t`` only in their own round.
-
-Parallel proposals (``ask(n > 1)`` or pending points) all come from the
-current subspace; pending points are projected onto it and enter the
-stage-2 GP with its posterior mean as value (kriging believer,
-hyperparameters fixed), which steers later proposals away from them.
+* The RBF length scale is legacy ``Rbf``'s average node distance [#rbf-length-scale].
+* Virtual points get an extra noise variance in stage 2 [#virtual-points-variance].
+* At most ``max_gp_points`` points, nearest the pivot, in the stage-2 GP [#stage-2-data-cap].
+* The acquisition box is a cube of half-width ``local_radius`` [#local-acquisition-box].
+* A TuRBO trust region replaces that box (practical) [#trust-region].
+* A query that ties the pivot's value exactly ends the block (``flat_backoff``) [#flat-blocks].
+* The centre, the axis design and a line search replace uniform points [#initial-design].
+* Block draws and escapes are seeded from the history, so a rebuild is exact [#state-from-history].
+* ``ask(n > 1)`` and pending points: kriging believer in the current block [#parallel-proposals].
 """
 
 from __future__ import annotations
