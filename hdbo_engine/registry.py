@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 ALGORITHMS_PACKAGE = "hdbo_engine.algorithms"
 
 _REGISTRY: dict[str, str] = {
+    "auto": "auto:Auto",
     "msucb": "msucb:MSUCB",
     "cobbo": "cobbo:CobBO",
     "goucb": "goucb:GOUCB",

@@ -1,0 +1,68 @@
+"""Rebuild the current benchmark cells from the committed archives.
+
+``benchmarks/results/cells-*.tar.gz`` hold every ``hdbo bench`` cell that BENCHMARKS.md
+uses, each archive holding the runs of one date. A later archive's cell replaces an earlier
+one of the same (suite, group, method, seed). This script extracts them in order and copies
+each cell into ``OUT/bench-<suite>/cells/...``, where ``hdbo report OUT/bench-<suite>`` reads
+them. Runs kept in the archives for the record but not in the tables (folders named
+``*-go*``, ``*-pair`` and ``replaced``) are skipped.
+
+    python benchmarks/merge_cells.py hdbo_runs
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ARCHIVES = Path(__file__).with_name("results")
+SUITES = ("hd", "d100", "bbob", "scale")
+_SKIP = re.compile(r"(-go\b|-go-|-pair$|^replaced$)")
+_ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})-s(\d+)")
+
+
+def _suite_of(run_dir: str) -> str | None:
+    """The suite a run folder's cells belong to (``bench-hd-s19`` -> ``hd``), or None."""
+    if _SKIP.search(run_dir):
+        return None
+    name = run_dir.removeprefix("bench-")
+    if name.startswith(("hd", "hopper", "rl")):
+        return "hd"
+    return next((s for s in SUITES if name.startswith(s)), None)
+
+
+def archives() -> list[Path]:
+    """The archives, oldest first."""
+    def key(p: Path) -> tuple[str, int]:
+        m = _ORDER.search(p.name)
+        return (m.group(1), int(m.group(2))) if m else ("", 0)
+    return sorted(ARCHIVES.glob("cells-*.tar.gz"), key=key)
+
+
+def merge(out: Path) -> dict[str, int]:
+    """Copy every kept cell into ``out/bench-<suite>``; the number of cells per suite."""
+    counts: dict[str, set[Path]] = {s: set() for s in SUITES}
+    for archive in archives():
+        with tempfile.TemporaryDirectory() as tmp, tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+            for cell in sorted(Path(tmp).glob("*/cells/*/*/seed*.*")):
+                run_dir = cell.relative_to(tmp).parts[0]
+                suite = _suite_of(run_dir)
+                if suite is None:
+                    continue
+                rel = cell.relative_to(Path(tmp) / run_dir)
+                target = out / f"bench-{suite}" / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(cell, target)
+                counts[suite].add(rel.with_suffix(""))
+    return {s: len(c) for s, c in counts.items()}
+
+
+if __name__ == "__main__":
+    destination = Path(sys.argv[1] if len(sys.argv) > 1 else "hdbo_runs")
+    for suite, n in merge(destination).items():
+        print(f"bench-{suite}: {n} cells")

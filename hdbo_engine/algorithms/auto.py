@@ -1,0 +1,144 @@
+"""Auto: one optimizer that runs the shared initial design once, then lets MS-UCB, CobBO,
+GO-UCB and BKB take turns on one history, choosing each turn by Thompson sampling on how
+often each one's proposals improved the best value.
+
+Why a portfolio: after the shared design no single algorithm of the four is best on every
+problem (``docs/algorithms/auto.md``), and every one's state is a function of the told
+history, so all four can work on one history at the cost of one.
+
+Rules
+-----
+* **Design** (base module: centre, axis pass, line search; ``n_init`` by
+  :func:`~hdbo_engine.design.design_size` with a uniform size of 20): run once, by Auto itself.
+  Every member is built with the same ``seed``, ``budget`` and ``n_init``, so each agrees
+  that the design is over.
+* **Members** [``("goucb", "msucb", "bkb", "cobbo")``; GO-UCB is left out where torch is
+  missing]: practical presets. A member is told the history lazily, when it is next chosen:
+  its own proposals with their metas, the design's points with theirs, the other members'
+  points as points told without an ask (empty meta). Its pending points are Auto's.
+* **Choice** (each model ask): a member's record is its last ``window`` [10] told model
+  proposals, each a success when its value is below every finite value told before it.
+  Auto draws ``s_k ~ Beta(1 + successes_k, 1 + failures_k)`` for each member from the ask's
+  generator and asks the member with the largest draw (Thompson sampling for Bernoulli
+  bandits; Thompson, Biometrika 1933; the sliding window follows Garivier & Moulines,
+  ALT 2011, for rewards that drift as the search narrows).
+* **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
+  the member's own meta; design points carry the base design's metas.
+
+Proposals are a pure function of the constructor arguments, the told history with metas and
+the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..base import Optimizer, Proposal
+from ..registry import get_algorithm
+from ..space import Space
+
+MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
+WINDOW = 10
+_KEY = "algorithm"
+
+
+def default_members() -> tuple[str, ...]:
+    """:data:`MEMBERS`, without GO-UCB where torch is not installed."""
+    has_torch = importlib.util.find_spec("torch") is not None
+    return tuple(m for m in MEMBERS if m != "goucb" or has_torch)
+
+
+class Auto(Optimizer):
+    """The recommended optimizer: the shared design, then a portfolio of the four algorithms
+    on one history (module docstring).
+
+    Parameters
+    ----------
+    space, seed, budget, n_init, init_centre, init_design, line_search, preset: as for
+        :class:`~hdbo_engine.base.Optimizer` (only the ``"practical"`` preset exists).
+    members: registered names of the algorithms that take turns [``default_members()``].
+    window: how many of a member's latest model proposals its record keeps [10].
+    """
+
+    name = "auto"
+    default_n_init = 20
+    default_init_design = "axis"
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}}
+
+    def __init__(
+        self,
+        space: Space | int,
+        *,
+        members: Sequence[str] | None = None,
+        window: int = WINDOW,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(space, **kwargs)
+        names = default_members() if members is None else tuple(members)
+        if not names or isinstance(members, str):
+            raise ValueError(f"members: expected a non-empty sequence of algorithm names, "
+                             f"got {members!r}")
+        if any(n == self.name for n in names) or len(set(names)) != len(names):
+            raise ValueError(f"members: expected distinct algorithm names other than "
+                             f"{self.name!r}, got {members!r}")
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+            raise ValueError(f"window: expected an int >= 1, got {window!r}")
+        self.window = int(window)
+        self.members = {n: get_algorithm(n)(self.space, seed=self.seed, budget=self.budget,
+                                             n_init=self.n_init)
+                        for n in names}
+
+    # ---------------------------------------------------------------- choice
+    def records(self) -> dict[str, tuple[int, int]]:
+        """``(successes, failures)`` among each member's last ``window`` told proposals."""
+        outcomes: dict[str, list[bool]] = {n: [] for n in self.members}
+        best = np.inf
+        for y, meta in zip(self._y, self._metas, strict=True):
+            who = meta.get(_KEY)
+            if who in outcomes and np.isfinite(y):
+                outcomes[who].append(bool(y < best))
+            elif who in outcomes:
+                outcomes[who].append(False)
+            if np.isfinite(y):
+                best = min(best, float(y))
+        return {n: (sum(o[-self.window:]), len(o[-self.window:]) - sum(o[-self.window:]))
+                for n, o in outcomes.items()}
+
+    def _choose(self, rng: np.random.Generator) -> str:
+        records = self.records()
+        draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in records.items()}
+        return max(draws, key=lambda n: draws[n])
+
+    # ---------------------------------------------------------------- members
+    def _sync(self, name: str) -> Optimizer:
+        """Tell member ``name`` the history it has not seen; give it Auto's pending points."""
+        member = self.members[name]
+        start = member.n_told
+        if start < self.n_told:
+            metas = [m if m.get(_KEY, name) == name else {} for m in self._metas[start:]]
+            member.tell(self._X[start:], self._y[start:], metas)
+        member.clear_pending()
+        for p in self._pending:
+            member.add_pending(p.x, p.meta if p.meta.get(_KEY, name) == name else {})
+        return member
+
+    def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
+        rng = self._ask_rng(n, salt)
+        in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
+        if in_design:
+            return super().ask(n, salt=salt)
+        name = self._choose(rng)
+        out = [Proposal(p.x, {**p.meta, _KEY: name})
+               for p in self._sync(name).ask(n, salt=salt)]
+        self._pending.extend(out)
+        return out
+
+    def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        """The model part of an ask that began in the design (a batch across its end)."""
+        name = self._choose(rng)
+        member = self._sync(name)
+        return [(x, {**meta, _KEY: name}) for x, meta in member._propose(n, rng)]
