@@ -9,9 +9,9 @@ to use a real cluster instead. Needs ``pip install -e ".[nevergrad,dask]"``.
     python examples/nevergrad_dask.py                 # 60 evaluations
     python examples/nevergrad_dask.py --budget 300 --sleep 1.0
 
-Measured run time of the default (60 evaluations, 0.2 s each):
-115 s (best 24.2 from 52.5 at the centre) on a shared 2-core machine with a
-load average above 10, at ``nice 15``; most of it was waiting for a core.
+It prints a line every 10 evaluations (count, best so far, seconds since the
+start), then the value at CobBO's recommendation (the minimum is 0) and the
+total run time. Each evaluation sleeps ``--sleep`` seconds [0.2].
 """
 
 from __future__ import annotations

@@ -5,12 +5,11 @@
 A toy "training run" whose loss depends on a learning rate (log scale),
 dropout (step 0.05), a momentum (continuous), a layer count (int), a batch
 size (log int), and an optimizer and activation (categorical). The hdbo
-sampler encodes all of them through one unit-cube codec and returns values
-that satisfy every distribution exactly. Optuna's progress bar shows the
-trials as they finish.
-
-With the defaults it reaches a loss of 0.52 (optimum 0) and takes about
-4 CPU seconds (one core).
+sampler (MS-UCB, seed 0) encodes all of them through one unit-cube codec and
+returns values that satisfy every distribution exactly. Optuna's progress bar
+shows the trials as they finish; the script then prints the best loss (the
+optimum is 0) and the parameters that reached it, each of them a value its
+distribution allows. A run with the defaults takes a few CPU seconds.
 """
 
 from __future__ import annotations
