@@ -1,233 +1,57 @@
 """GO-UCB: global optimisation with a parametric (neural) model of the objective.
 
-Liu & Wang, "Global Optimization with Parametric Function Approximation"
-(ICML 2023; ``shared/seeds/003_...``). The paper maximises; the engine
-minimises, so the model is fitted to ``z = -(y - m) / s`` (``m``, ``s``: mean
-and standard deviation of the values it is fitted on) and nothing else
-changes. torch is imported only by this module, when :class:`GOUCB` is
-constructed.
+Paper: Liu & Wang, "Global Optimization with Parametric Function Approximation",
+ICML 2023. The paper maximises; the engine minimises, so the model is fitted to
+``z = -(y - m) / s`` (``m``, ``s``: mean and standard deviation of the values it
+is fitted on) and nothing else changes. torch is imported only by this module,
+when :class:`GOUCB` is constructed. The paper mapping, every departure with its
+measurement, and what was tried and not kept: ``docs/algorithms/goucb.md``.
 
-Presets
--------
-``preset="paper"`` is App. D.1 as far as it is usable: ``n = ceil(sqrt(T))``
-uniform Phase I points (``init_centre=False``), the 25-unit sigmoid network,
-the oracle fitted once after Phase I (``refit_every=0``),
-``beta="paper"``, step 5 over the whole cube (``trust_region=False``) by the
-closed-form linearised inner maximum refined by L-BFGS-B (``restarts=4`` of
-``n_candidates=256``; ``acquisition="joint"`` gives the paper's joint
-ascent). ``preset="practical"`` [default] changes five things, each an
-option (numbers below: best value after 500 evaluations, lower is better):
+Algorithm 1, as implemented:
 
-* ``init_centre=True``: the engine's centre-first design (``base``).
-* ``init_design="axis"``: Phase I is the centre and a greedy pass along the
-  axes instead of uniform draws (``base``, "Initial design"), with
-  ``max(ceil(sqrt(T)), min(2 D + 1, budget // 4))`` points instead of
-  ``ceil(sqrt(T))``. It replaced uniform draws in session 15. Medians over
-  seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the eleven 500-evaluation
-  groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``, against the committed
-  cells of the same seeds; session 15), uniform -> axis: shifted Ackley 7.37
-  -> 6.38, shifted Levy 90.0 -> 79.7, shifted Styblinski-Tang -2629 -> -3051,
-  rotated Rastrigin 1448 -> 1455, rotated Rosenbrock 1.66e5 -> 5.75e4,
-  scattered Hartmann6 -3.320 -> -3.322, LunarLander -279.3 -> -190.9, Swimmer
-  -359.5 -> -360.1, Hopper -1115 -> -1054, rover 5.15 -> 2.95, HalfCheetah
-  -462 -> -910: 8 of 11 medians and 24 of 33 cells better.
-* ``line_search=True``: Phase I ends with the design's line search (``base``,
-  "Line search after the design"; its points are Phase II observations). Added
-  in session 17; medians over seeds 0-2 on ``hd`` (the same command, against
-  session 16's cells), without -> with: shifted Ackley 7.34 -> 5.86, shifted
-  Levy 79.5 -> 87.4, Styblinski-Tang -3060 -> -3236, rotated Rastrigin 1574 ->
-  1520, rotated Rosenbrock 5.65e4 -> 3.56e4, scattered Hartmann6 -3.3213 ->
-  -3.3218, LunarLander -82.0 -> -172.6, Swimmer -360.0 -> -361.5, Hopper -1031
-  -> -1029, HalfCheetah -1679 -> -972 (seeds -1679 / -1813 / -1050 -> -821 /
-  -1858 / -972), rover 1.73 -> -2.93: 8 of 11 medians and 23 of 33 cells
-  better.
-* ``refit_every=10``, ``refit_maxiter=100``: the oracle is refitted on every
-  told point after each 10 Phase II observations (below, "Refits").
-* ``trust_region=True``, ``tr_failure_tol=10``; ``restarts=0``: step 5 is
-  the best of ``n_candidates`` TuRBO-style candidates in a trust region
-  around the incumbent (below, "Step 5").
-* ``beta="practical"`` with ``beta_scale=1``.
+* Model (Sec. 6): ``f_w(x) = linear2(sigmoid(linear1(x)))``, 25 hidden units,
+  ``d_w = 25 (D + 2) + 1`` parameters, on ``2 x - 1`` (:func:`default_model`).
+* Phase I (steps 1-5): ``n = ceil(sqrt(T))`` points, then the regression oracle,
+  eq. (2): least squares over ``w``.
+* Phase II, for every later told point: ``g_i = grad_w f_{x_i}(w_i)``;
+  ``Sigma_t = lambda I + sum_i g_i g_i^T`` (eq. 3, rank-one updates, Woodbury,
+  never formed); ``w_t`` in closed form, regularised towards ``w_0`` (eq. 5);
+  ``Ball_t = {w : ||w - w_t||^2_{Sigma_t} <= beta_t}`` (eq. 6).
+* Step 5: ``x_t = argmax_x max_{w in Ball_t} f_x(w)``; ``"linearized"``: the inner
+  maximum of the model linearised at ``w_t``,
+  ``f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}`` (Lemma 5.4's UCB);
+  ``"joint"``: App. D.1's joint ascent over ``x`` and ``w``.
+* ``lambda = sqrt(T) log(T)^2`` (App. D.1); ``T = budget`` (``DEFAULT_HORIZON`` =
+  100 if None); ``t`` counts Phase II points, told and pending, plus one.
+* Output: a uniform draw from the Phase II queries (:meth:`GOUCB.paper_output`).
 
-Why (diagnosis at D = 100, ``shifted_ackley`` seed 0, the paper's schedule
-with the practical beta, i.e. GO-UCB before the presets): the 23 Phase I
-points are interpolated by the 2551-parameter network (training MSE 1e-15,
-correlation with the values of 200 uniform held-out points 0.12). Phase II
-then proposes corners of the cube (82-95 % of the coordinates at a bound,
-distance 4.8-4.9 from the incumbent, i.e. 0.5 in every coordinate: the
-near-monotone sigmoid network extrapolates linearly), which are worse (about
-18) than the centre (12.25); eq. (5), anchored at ``w_0`` with ``lambda =
-864``, cannot unlearn that optimism (correlation of ``f_{w_t}`` with all told
-values -0.9 after 100 points), so no Phase II point ever improves on the
-centre. With the practical preset the same run's proposals stay 0.03-1.2
-from the incumbent, the refitted network follows the told values
-(correlation 0.99, held-out 0.35) and the best value falls to 6.7 after 500
-evaluations (NGOpt 5.70, Nevergrad CMA 8.49, Optuna TPE 11.96, random 13.7).
-Confirmation on the hd suite (seeds 0 / 1, 500 evaluations, ``python -m
-hdbo_cli bench`` with a suite of these cells, ``--jobs 1``; peers:
-seed-0 cells of the hd run): ``shifted_levy`` 84.0 / 97.6 (Nevergrad CMA
-71.0, NGOpt 91.4, TPE 365, random 629); ``rotated_rosenbrock`` 1.66e5 /
-2.47e5 (NGOpt 1.29e4, CMA 2.5e5, TPE 2.4e6, random 1.2e7);
-``shifted_ackley`` 6.71 / 7.37; ``rover`` 6.82 / 5.15 (TPE 13.99 / 8.18,
-random 26.9 / 26.9); ``hopper`` -1115 / -1122 (TPE -1074 / not run,
-random -455 / -1041).
-Optimizer CPU time 25-41 s per 500-evaluation cell, i.e. 0.05-0.08 s per
-ask at D = 60-100 on a heavily loaded machine (the paper preset's asks:
-0.15-0.35 s).
+Defaults, ``preset="paper"`` (App. D.1 as far as it is usable): ``n = ceil(sqrt(T))``
+uniform Phase I points, the oracle fitted once (``refit_every = 0``),
+``beta = "paper"`` (``d_w^3 F^4 t / T``), step 5 over the whole cube
+(``trust_region = False``), ``acquisition = "linearized"`` refined by L-BFGS-B
+(``restarts = 4`` of ``n_candidates = 256``). ``preset="practical"`` [default]: the
+centre, the axis design and a line search (``init_design = "axis"``),
+``refit_every = 10`` with ``refit_maxiter = 100``, ``trust_region = True`` with
+``tr_failure_tol = 10`` and ``restarts = 0`` (the best TuRBO candidate),
+``beta = "practical"`` (``beta_scale * (1 + t / T)``, ``beta_scale = 1``). Both:
+``fit_restarts = 4``, ``fit_maxiter = 500``, ``joint_steps = 200``,
+``joint_lr = 0.01``, ``device = "cpu"``.
 
-Single-seed variants on that problem (the since-retired ``python benchmarks/goucb_bench.py
-variants --problem shifted_ackley --seeds 0 OPTIONS``), measured while the
-refits had a weight decay ``c ||w||^2`` (an option since removed): c = 1e-2 /
-1e-3 / 1e-4 / 1e-5 / 0 gave 11.3 / 9.4 / 7.1 / 6.8 / 6.7, so the oracle
-stays eq. (2), the warm start and ``refit_maxiter`` being the only
-regularisation; with c = 1e-4, ``refit_every`` 5 gave 7.9 against 7.1 for 10;
-with c = 1e-3, ``beta_scale`` 0.1 / 1 / 10 gave 9.7 / 9.4 / 9.1,
-``tr_failure_tol`` 20 gave 9.8 against 9.4 for 10, and 1024 candidates 9.5
-against 9.4 (for 1.5x the ask time).
-Also not kept (seed 0, 300 evaluations, an ask/tell loop over
-``hdbo_cli.bench.make_bench_problem``; default first): 16 extra candidates on
-the path along the network's gradient in ``x`` at the incumbent, clipped into
-the region: ``shifted_ackley`` 7.57 -> 11.34 (the interpolating network's
-gradient is not a descent direction); the region's side under a 1/5 success
-rule (``bkb`` docstring): ``shifted_ackley`` 7.57 -> 8.79, ``shifted_levy``
-108.4 -> 127.7, ``rotated_rosenbrock`` 4.30e5 -> 4.24e5.
+Departures from the paper, one line each; the section of ``docs/algorithms/goucb.md``
+that gives the reason and the measurement is in brackets:
 
-Algorithm 1, as implemented
----------------------------
-* **Model** [Sec. 6]: ``f_w(x) = linear2(sigmoid(linear1(x)))`` with
-  ``hidden = 25`` units, ``d_w = 25 (D + 2) + 1`` parameters. The network
-  sees ``2 x - 1``, i.e. the unit cube mapped to ``[-1, 1]^D`` (an affine
-  map, so realizability is unchanged). ``model_factory(D)`` may return any
-  ``torch.nn.Module`` mapping a ``(1, D)`` tensor to one number; all of its
-  parameters form ``w``. Computations are in float64 on ``device`` ["cpu"].
-* **Phase I** (steps 1-5): ``n = ceil(sqrt(T))`` points (``n_init``
-  overrides): uniform draws, the first at the cube's centre with
-  ``init_centre`` (``base``, "Initial design"), then the regression oracle, eq.
-  (2): least squares over ``w``,
-  solved by full-batch L-BFGS with strong-Wolfe line search (``fit_maxiter``
-  [500] iterations) from ``fit_restarts`` [4] initialisations (the
-  factory's default init under torch generators seeded from ``seed``); the
-  lowest loss wins. The paper's own oracle (SGD, 2000 steps at learning rate
-  1e-11, App. D.1) does not move ``w`` measurably; L-BFGS converges on these
-  small smooth problems. Phase I ends when ``n`` finite values have been told;
-  its fit is cached and redone only if that data changes (never in a normal
-  run, once in a rebuilt optimizer).
-* **Phase II** (steps 1-7), for every later told point in told order:
-  ``g_i = grad_w f_{x_i}(w_i)``; ``Sigma_t = lambda I + sum_i g_i g_i^T``
-  (eq. 3, rank-one updates); ``w_t`` in closed form (eq. 5), regularised
-  towards ``w_0``; ``Ball_t = {w : ||w - w_t||^2_{Sigma_t} <= beta_t}`` (eq. 6).
-  The paper's sum starts at ``i = 0`` without defining ``x_0``; here it runs
-  over Phase II observations only (Phase I enters through ``w_0``).
-  ``Sigma_t`` is never formed: with ``G`` the ``t x d_w`` matrix of gradients
-  and ``K = lambda I_t + G G^T`` (its Cholesky factor grown one row per
-  observation), ``Sigma_t^{-1} v = (v - G^T K^{-1} G v) / lambda`` (Woodbury),
-  so memory is ``O(t d_w + t^2)`` and each update costs ``O(t d_w + t^2)``.
-* **Refits** (``refit_every`` > 0; not in the paper, whose ``w_0`` is fitted
-  once): after every ``refit_every`` Phase II observations the oracle, eq.
-  (2), is solved again on every told point (values standardised afresh),
-  warm-started from ``w_t`` for ``refit_maxiter`` L-BFGS iterations; the
-  result is the new ``w_0``, ``Sigma`` is rebuilt from every told point's
-  gradient at it (one Cholesky factorisation) and ``w_t`` is eq. (5) as if
-  they had all been observed at ``w_0``. Later points update it by eq. (3)-(5)
-  as before. Refits happen at fixed counts of told points, so the state stays
-  a function of the history.
-* **lambda** [default ``sqrt(T) log(T)^2``, App. D.1; Theorem 4.1 asks for
-  ``C_lambda sqrt(T)``]. ``T`` is ``budget`` (the horizon of Theorem 4.1;
-  ``DEFAULT_HORIZON = 100`` when ``budget`` is None); ``t`` counts Phase II
-  points, told and pending, plus one.
-* **beta_t**. ``"paper"``: App. D.1's ``d_w^3 F^4 t / T`` with ``F`` the
-  largest ``|z|`` of Phase I; eq. (7) only fixes it up to constants, and its
-  size (about 1e8 for D = 20) makes the bonus swamp the model, i.e. pure
-  exploration. ``"practical"`` [default]: ``beta_scale * (1 + t / T)``, the
-  shape of eq. (7) (a constant plus a term growing linearly in ``t / T``)
-  at the scale of the standardised targets. A float gives a constant beta.
-  ``beta_scale`` 0.1 / 1 / 10 gave cumulative regrets 56 / 175 / 321 on the
-  realizable f1 (seeds 0-2) but 277 / 280 / - on seeds 3-5, and 34165 (0.1)
-  / 32986 (1) on Rastrigin: no value dominates, so the unit scale stays.
-* **Step 5**, ``x_t = argmax_x max_{w in Ball_t} f_x(w)`` over the search
-  region: the cube, or with ``trust_region`` the
-  :class:`~hdbo_engine.trust_region.TrustRegion` box around the incumbent
-  (TuRBO's rule, ``failure_tol=tr_failure_tol``; initial-design points do not
-  count). ``n_candidates`` points are scored: without a trust region the best
-  told point, Gaussian perturbations of it (sd 0.1) and uniform draws; with
-  one, TuRBO's candidates (the incumbent with each coordinate redrawn
-  uniformly in the region with probability ``min(1, 20 / D)``, at least one
-  per candidate). ``restarts=0`` takes the best-scoring candidate; otherwise
-  the best ``restarts`` are refined, two ways:
-
-  - ``"linearized"`` [default]: the inner maximum of the model linearised in
-    ``w`` around ``w_t`` is closed form,
-    ``f_x(w_t) + sqrt(beta_t) ||grad_w f_x(w_t)||_{Sigma_t^{-1}}``
-    (the UCB of Lemma 5.4's proof, also the candidates' score); it is
-    maximised over ``x`` in the region by batched L-BFGS-B.
-  - ``"joint"``: the paper's joint gradient ascent over ``x`` and ``w``
-    (App. D.1), with ``w = w_t + sqrt(beta_t) Sigma_t^{-1/2} u``, ``||u|| <= 1``
-    (``Sigma_t^{-1/2}`` from the eigendecomposition of ``G G^T``), Adam for
-    ``joint_steps`` [200] steps at ``joint_lr`` [0.01] with projection onto
-    the region and the unit ball, started from the same points and from the
-    linearised maximiser ``u``. The paper uses plain gradient ascent,
-    2000 steps at 1e-4.
-
-  ``"linearized"`` was picked by measurement (the retired ``benchmarks/goucb_bench.py
-  acquisition --seeds 3``, Sec. 6.1's 20-D problems, cumulative regret mean
-  over 3 seeds): f1 175 (linearized) vs 338 (joint); Styblinski-Tang 196853
-  vs 195996 and Rastrigin 34160 vs 34506, equal within the error bars; the
-  joint ascent's asks took 1.2-11x longer (median 17 vs 20 s, 14 vs 151 s,
-  35 vs 118 s per run) and it has a step size to tune.
-* **Limitation seen in Sec. 6.1's misspecified problems.** Fitted on a few
-  points, the sigmoid network is close to monotone in ``x``, so its
-  optimistic maximiser sits at a corner of the cube; on Styblinski-Tang and
-  Rastrigin, whose corners are bad, GO-UCB then repeats corner queries (as
-  full-space GP-UCB does) and has higher cumulative regret than random
-  search. The paper's tiny ascent step (1e-4 for 2000 steps) keeps ``x`` near
-  its starting point, which may explain part of its reported advantage there.
-* **Limitation seen on ``hd``'s Hopper** (D = 33, 500 evaluations; median
-  -1029 over seeds 0-4, behind Optuna TPE's -1052). The incumbent is the
-  stand-still policy (about -1027): on seed 1 the region collapses and
-  restarts around it five times between evaluations 170 and 450 (side 0.8 ->
-  2^-7 in about 70 evaluations); its large steps make the hopper fall and its
-  small steps improve it by less than TuRBO's threshold (1e-3 |best|). The
-  network ranks its proposals the wrong way round there (session 19: predicted
-  gain against actual gain, correlation -0.46 to -0.71). Measured on seeds
-  0-4, medians, not kept: ``tr_failure_tol`` 4 gives -1071 but loses shifted
-  Ackley 5.86 -> 6.45, rotated Rastrigin 1520 -> 1632 and rotated Rosenbrock
-  3.56e4 -> 5.94e4 on ``hd`` (seeds 0-2); TuRBO's mask at 10 / D gives -1037;
-  halving the region at once after a proposal worse than the 50% / 75%
-  quantile of the told values (session 20; in the committed cells, 0-6% / 0-2%
-  of GO-UCB's proposals on shifted Ackley, Levy and rotated Rosenbrock are
-  that bad, 30-49% / 16-24% on Hopper) gives -1029 / -1029 (seeds -1029 /
-  -1029 / -1073 / -1082 / -1027 and -1028 / -1029 / -1067 / -1131 / -1027).
-* **Pending points** (``ask(n > 1)``, parallel workers): each pending point
-  adds its gradient at ``w_t`` to ``Sigma`` for the selection, which is
-  eq. (3)/(5) after observing the model's own prediction there: ``w_t`` is
-  unchanged and the bonus shrinks around the pending point, so a batch
-  spreads out.
-* **Failed evaluations** take the worst finite value told before them
-  (:func:`hdbo_engine.base.impute_failures`), prefix-consistent, so the
-  replay below is unchanged by later tells.
-* **Output.** The paper outputs a point drawn uniformly from the Phase II
-  queries (Algorithm 1, "Output"; its simple-regret guarantee, Remark 4.2,
-  is in expectation over that draw): :meth:`GOUCB.paper_output`. ``best``
-  is the best observed point, as in every engine algorithm.
-* **State from history.** Everything is a pure function of the told
-  history: Phase I fit, then the Phase II recursion replayed in told order
-  (cached incrementally, so each ask only processes new tells). Random
-  draws of an ask come from the ask generator; the Phase I initialisations
-  from torch generators seeded by ``seed``. A rebuilt optimizer proposes
-  exactly what the original would (deterministic on CPU with the same
-  torch thread count; reductions may round differently across counts).
-* **Rebuild.** Replaying a long history repeats the Phase I fit and every
-  refit, many asks' worth of work. So the first proposal of an ask records in
-  its meta the Phase I fit (``"goucb_phase1"``) and the latest refit
-  (``"goucb_refit"``), each as ``{"n", "w", "loss", "fp"}`` (the told points
-  it was fitted on, the fitted weights, ``d_w`` numbers, about 2,550 at
-  D = 100, and a fingerprint of the settings and those points), unless a
-  told or pending meta already holds it: one Phase I record per history and
-  one per refit. The replay takes a recorded fit of its own history (same
-  fingerprint) instead of fitting, and jumps to the latest recorded refit
-  (``Sigma`` and ``w_t`` are recomputed from its weights, as the refit
-  does), so a rebuild advances eq. (3)-(5) only over the points after it and
-  proposes exactly what the uninterrupted optimizer would. Histories whose
-  first value is a failure replay every refit.
+* Eq. (2) is solved by full-batch L-BFGS, not SGD at learning rate 1e-11 [#oracle].
+* The oracle is refitted every ``refit_every`` Phase II points (practical) [#refits].
+* ``beta = "practical"``: eq. (7)'s shape at the scale of the targets [#beta].
+* Step 5 takes the linearised inner maximum in closed form by default
+  [#step-5-linearised-inner-maximum].
+* Step 5 scores TuRBO candidates in a trust region (practical) [#trust-region-and-candidates].
+* The centre, the axis design and a line search replace uniform points [#initial-design].
+* ``best`` is the best observed point; the paper's output is ``paper_output`` [#output].
+* Pending points add their gradients to ``Sigma``, so a batch spreads out [#pending-points].
+* Fits are recorded in proposal metas for an exact, cheap rebuild
+  [#state-from-history-and-rebuild].
+* Known limitations: corner queries on misspecified problems; ``hd``'s Hopper [#limitations].
 """
 
 from __future__ import annotations
