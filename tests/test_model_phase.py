@@ -1,0 +1,436 @@
+"""The model phase of every engine algorithm, checked against formulas written out here.
+
+Each test gets past the initial design by telling a history first (``n_init`` small,
+``init_design="uniform"``, no line search), so what is checked is what the model step does.
+Hyperparameters are read from the model objects; every posterior, acquisition value, beta
+and selection is recomputed here with numpy from the papers' formulas, independently of the
+engine's code paths.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.stats import norm
+
+from hdbo_engine.acquisition import expected_improvement, log_expected_improvement, ucb
+from hdbo_engine.algorithms import bkb as bkb_module
+from hdbo_engine.algorithms import cobbo as cobbo_module
+from hdbo_engine.algorithms import msucb as msucb_module
+from hdbo_engine.algorithms.baselines import GPUCB
+from hdbo_engine.algorithms.bkb import BKB
+from hdbo_engine.algorithms.cobbo import CobBO
+from hdbo_engine.algorithms.msucb import MSUCB
+from hdbo_engine.gp import GPParams
+from hdbo_engine.trust_region import TrustRegion
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def matern52(A: np.ndarray, B: np.ndarray, ls: np.ndarray, s2: float) -> np.ndarray:
+    """Matern-5/2 ARD kernel matrix, Rasmussen & Williams eq. (4.17)."""
+    r = np.sqrt((((A[:, None, :] - B[None, :, :]) / ls) ** 2).sum(-1))
+    return s2 * (1 + math.sqrt(5) * r + 5 / 3 * r**2) * np.exp(-math.sqrt(5) * r)
+
+
+def gp_posterior(X: np.ndarray, target: np.ndarray, params: GPParams, Xq: np.ndarray,
+                 extra_noise: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and variance on the standardised scale (R&W eqs. 2.25-2.26),
+    with the targets standardised to mean 0 and std 1."""
+    z = (target - target.mean()) / target.std()
+    noise = params.noise_var + (0.0 if extra_noise is None else extra_noise)
+    K = matern52(X, X, params.lengthscales, params.signal_var) + np.diag(
+        np.broadcast_to(noise, len(X)))
+    kq = matern52(Xq, X, params.lengthscales, params.signal_var)
+    mean = kq @ np.linalg.solve(K, z)
+    var = params.signal_var - np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
+    return mean, var
+
+
+def paper_msucb_beta(t: int, d: int, D: int, a: float = 1.0, b: float = 1.0,
+                     delta: float = 0.1) -> float:
+    """beta_t of MS-UCB, supplement Theorem 3 (d = D: GP-UCB's continuous-domain rate)."""
+    return (2 * math.log(math.pi**2 * t**2 / delta)
+            + 2 * d * math.log(2 * b * d * math.sqrt(math.log(6 * D * a / delta)) * t**2))
+
+
+def ei_by_quadrature(mean: float, sd: float, best: float) -> float:
+    """E[max(f - best, 0)] for f ~ N(mean, sd^2), by numerical integration."""
+    value, _ = integrate.quad(lambda f: (f - best) * norm.pdf(f, mean, sd), best, np.inf)
+    return value
+
+
+def shifted_sphere(x: np.ndarray) -> float:
+    """A smooth bowl whose minimum (0) is off the centre and off the axes."""
+    target = np.linspace(0.2, 0.8, len(x))[::-1]
+    return float(((x - target) ** 2).sum())
+
+
+def told_history(opt, f, n: int, seed: int) -> None:
+    """Tell ``n`` uniform points as the initial design."""
+    rng = np.random.default_rng(1000 + seed)
+    X = rng.random((n, opt.dim))
+    opt.tell(X, [f(x) for x in X], [{"init": True}] * n)
+
+
+def model_phase_best(opt, f, steps: int) -> float:
+    """Best value among ``steps`` model-based proposals (design already told)."""
+    values = []
+    for _ in range(steps):
+        (p,) = opt.ask()
+        assert "init" not in p.meta  # the design is over: every proposal is the model's
+        values.append(f(p.x))
+        opt.tell(p.x, values[-1])
+    return min(values)
+
+
+def random_best(dim: int, f, steps: int, seed: int) -> float:
+    rng = np.random.default_rng(2000 + seed)
+    return min(f(x) for x in rng.random((steps, dim)))
+
+
+class Capture:
+    """Wraps a function, keeping every call's arguments."""
+
+    def __init__(self, func):
+        self.func, self.calls, self.returned = func, [], None
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append(args)
+        self.returned = self.func(*args, **kwargs)
+        return self.returned
+
+
+# ------------------------------------------------------------ acquisition functions
+
+
+def test_ucb_value_and_choice_follow_mu_plus_sqrt_beta_sigma():
+    mean, var = np.array([1.0, 0.2]), np.array([0.01, 0.64])
+    for beta in (0.25, 4.0):
+        value, _ = ucb(mean, var, None, None, beta)
+        np.testing.assert_allclose(value, [1.0 + 0.1 * math.sqrt(beta),
+                                           0.2 + 0.8 * math.sqrt(beta)])
+    # 1 + 0.1 * 0.5 > 0.2 + 0.8 * 0.5 but 1 + 0.1 * 2 < 0.2 + 0.8 * 2
+    assert np.argmax(ucb(mean, var, None, None, 0.25)[0]) == 0
+    assert np.argmax(ucb(mean, var, None, None, 4.0)[0]) == 1
+
+
+def test_expected_improvement_matches_quadrature_and_prefers_the_larger_improvement():
+    mean, var, best = np.array([0.3, -0.2, 1.5]), np.array([0.04, 1.0, 0.25]), 0.5
+    value, _ = expected_improvement(mean, var, None, None, best)
+    expected = [ei_by_quadrature(m, math.sqrt(v), best) for m, v in zip(mean, var, strict=True)]
+    np.testing.assert_allclose(value, expected, rtol=1e-6)
+    log_value, _ = log_expected_improvement(mean, var, None, None, best)
+    np.testing.assert_allclose(log_value, np.log(expected), rtol=1e-6)
+    assert np.argmax(value) == int(np.argmax(expected)) == 2
+
+
+# ------------------------------------------------------------------- trust region
+
+
+def test_trust_region_halves_on_failures_and_restarts_below_its_minimum():
+    tr = TrustRegion(3, failure_tol=2)
+    tr.observe(np.array([1.0]), [{"init": True}])
+    sides = []
+    for _ in range(16):  # 16 failures: 8 halvings of 0.8; the 7th falls below 2^-7
+        tr.observe(np.array([2.0]), [{}])
+        sides.append(tr.length)
+    # after k failures the side is 0.8 / 2^(k // 2); 0.8 / 2^7 < 2^-7 restarts it at 0.8
+    expected = [0.8, 0.4, 0.4, 0.2, 0.2, 0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125,
+                0.8, 0.8, 0.4]
+    assert sides == pytest.approx(expected)
+    assert tr.restarts == 1
+    for y in (0.5, 0.25, 0.1):  # three successes double the side
+        tr.observe(np.array([y]), [{}])
+    assert tr.length == pytest.approx(2 * expected[-1])
+    lo, hi = tr.bounds(np.array([0.5, 0.05, 0.99]))
+    half = tr.length / 2
+    np.testing.assert_allclose(lo, [0.5 - half, 0.0, 0.99 - half])
+    np.testing.assert_allclose(hi, [0.5 + half, 0.05 + half, 1.0])
+
+
+# ----------------------------------------------------------------- MS-UCB and GP-UCB
+
+
+def _acquisition_call(monkeypatch, opt):
+    """Ask once, capturing the acquisition handed to L-BFGS-B and its starting points."""
+    capture = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", capture)
+    (proposal,) = opt.ask()
+    ((acq, Y0, lo, hi),) = [call[:4] for call in capture.calls]
+    return proposal, acq, Y0
+
+
+@pytest.mark.parametrize("algorithm", ["msucb", "gpucb"])
+def test_msucb_acquisition_is_ucb_with_the_papers_beta(monkeypatch, algorithm):
+    D, d, n_init, n = 4, 2, 3, 9
+    if algorithm == "msucb":
+        opt = MSUCB(D, d=d, N0=2, seed=4, n_init=n_init, init_design="uniform",
+                    line_search=False, trust_region=False, n_perturb=None, n_optimize=None)
+    else:
+        d = D
+        opt = GPUCB(D, seed=4, n_init=n_init)
+    told_history(opt, shifted_sphere, n_init, seed=0)
+    rng = np.random.default_rng(5)
+    X_model = rng.random((n - n_init, D))
+    opt.tell(X_model, [shifted_sphere(x) for x in X_model])
+    proposal, acq, Y0 = _acquisition_call(monkeypatch, opt)
+
+    t = n - n_init + 1  # model-based proposals so far, plus one
+    beta = 0.1 * paper_msucb_beta(t, d, D)  # the practical preset's beta_scale = 0.1
+    if d == D:
+        full = Y0
+    else:  # N0 = 2 subspaces per iteration, the same number of starts in each
+        Z = opt.subspaces(t)
+        assert Z.shape == (2 * t, D - d)
+        which = np.repeat(np.arange(2 * t), len(Y0) // (2 * t))
+        full = np.hstack([Z[which], Y0])
+    values, _ = acq(Y0)
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, full)
+    sd = np.sqrt(var)
+    implied_beta = np.median(((values - mean) / sd) ** 2)
+    assert implied_beta == pytest.approx(beta, rel=1e-6)
+    np.testing.assert_allclose(values, mean + math.sqrt(beta) * sd, rtol=1e-6, atol=1e-9)
+    # the proposal is at least as good as every start under the recomputed acquisition
+    p_mean, p_var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, proposal.x[None])
+    assert p_mean[0] + math.sqrt(beta * p_var[0]) >= values.max() - 1e-6
+
+
+def test_msucb_trust_region_restarts_after_collapsing():
+    """failure_tol=1: six failures leave a side of 0.8 / 2^6 = 0.0125, the seventh falls below
+    2^-7 and the region restarts at 0.8 around the same incumbent."""
+    D = 4
+    opt = MSUCB(D, d=2, seed=1, n_init=3, init_design="uniform", line_search=False,
+                failure_tol=1, n_perturb=None)
+    told_history(opt, shifted_sphere, 3, seed=1)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    far = np.where(incumbent > 0.5, 0.0, 1.0)  # worse than every told point
+    for k in range(7):
+        x = np.clip(far + 0.01 * k, 0.0, 1.0)
+        opt.tell(x, shifted_sphere(x) + 1.0)
+        if k == 5:
+            (p,) = opt.ask()
+            assert np.abs(p.x - incumbent).max() <= 0.0125 / 2 + 1e-12
+            opt.clear_pending()
+    (p,) = opt.ask()
+    step = np.abs(p.x - incumbent)
+    assert step.max() <= 0.4 + 1e-12
+    assert step.max() > 0.0125  # the side is back at 0.8, not stuck at its minimum
+
+
+# ---------------------------------------------------------------------------- BKB
+
+
+def _bkb_fixed(**kwargs) -> tuple[BKB, GPParams]:
+    """BKB with a known kernel and output scale; every evaluated point stays in S_t."""
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, output_scale=(1.0, 2.0), q_bar=1e3,
+              n_init=4, init_design="uniform", line_search=False, trust_region=False,
+              **kwargs)
+    told_history(opt, shifted_sphere, 4, seed=2)
+    X = np.random.default_rng(3).random((5, 3))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    assert opt.dictionary_size == opt.n_told  # the sketch is exact: DTC = GP with noise lam
+    return opt, params
+
+
+def _bkb_hand(opt: BKB, params: GPParams, Xq: np.ndarray) -> tuple[np.ndarray, float]:
+    """u~_t at Xq (eq. 4) and beta~_t (Sec. 4 theorem) times the practical beta_scale 0.05."""
+    lam, X = 1e-2, opt.X
+    target = -(opt.y - 1.0) / 2.0  # the reward, on the frozen output scale (1, 2)
+    K = matern52(X, X, params.lengthscales, params.signal_var) + lam * np.eye(len(X))
+
+    def mean_sigma2(Q):
+        kq = matern52(Q, X, params.lengthscales, params.signal_var)
+        quad = np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
+        return kq @ np.linalg.solve(K, target), (params.signal_var - quad) / lam
+
+    t = opt.n_told
+    sigma2_sum = mean_sigma2(X)[1].sum()
+    eps, delta, F, xi = 0.5, 0.1, 1.0, math.sqrt(lam)
+    alpha = (1 + eps) / (1 - eps)
+    beta = 2 * xi * math.sqrt(alpha * math.log(params.signal_var * t) * min(sigma2_sum, 50.0)
+                              + math.log(1 / delta)) + (1 + 1 / math.sqrt(1 - eps)) \
+        * math.sqrt(lam) * F
+    beta *= 0.05
+    mu, sigma2 = mean_sigma2(Xq)
+    return mu + beta * np.sqrt(sigma2), beta
+
+
+def test_bkb_picks_the_candidate_with_the_highest_upper_bound(monkeypatch):
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    capture = Capture(bkb_module.perturbation_candidates)
+    monkeypatch.setattr(bkb_module, "perturbation_candidates", capture)
+    (p,) = opt.ask()
+    ((_, lo, hi, _, _),) = capture.calls
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    scores, beta = _bkb_hand(opt, params, capture.returned)
+    assert p.meta["beta"] == pytest.approx(beta, rel=1e-9)
+    np.testing.assert_array_equal(p.x, capture.returned[int(np.argmax(scores))])
+
+
+def test_bkb_refined_acquisition_is_the_upper_bound_with_the_theorems_beta(monkeypatch):
+    opt, params = _bkb_fixed(candidates="sobol", n_refine=3)
+    capture = Capture(bkb_module.lbfgsb_batch)
+    monkeypatch.setattr(bkb_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((acq, starts),) = [call[:2] for call in capture.calls]
+    Y = np.vstack([starts, np.random.default_rng(4).random((5, 3))])
+    scores, _ = _bkb_hand(opt, params, Y)
+    np.testing.assert_allclose(acq(Y)[0], scores, rtol=1e-7, atol=1e-9)
+    assert _bkb_hand(opt, params, p.x[None])[0][0] >= scores[: len(starts)].max() - 1e-9
+
+
+# -------------------------------------------------------------------------- CobBO
+
+
+def test_cobbo_small_improvements_back_off_once_the_block_has_had_tau_queries():
+    """Sec. 3.2: with Delta_t < 0.05, xi = 4, so P_t <= 4 consecutive improvements still end
+    the block once N_t >= tau (here tau = 1000 / 1000 + 2 = 3 at D = 30)."""
+    opt = CobBO(30, seed=1, n_init=2, budget=1000, init_design="uniform", line_search=False)
+    opt.tell(np.full((2, 30), [[0.1], [0.2]]), [10.0, 11.0], [{"init": True}] * 2)
+    block = [int(c) for c in opt.block]
+    meta = {"round": 0, "block": block}
+    values = [9.9, 9.8]  # Delta = 0.01 each: small improvements
+    for k, y in enumerate(values):
+        opt.tell(np.full(30, 0.3 + 0.01 * k), y, dict(meta))
+        assert opt.round == 0
+    opt.tell(np.full(30, 0.4), 9.7, dict(meta))  # N = 3 = tau, P = 3 <= xi = 4
+    assert opt.round == 1 and opt.M == 9.7
+    # eq. (2): three improvements multiplied the block's weights by alpha^3 = 8
+    w = np.exp(opt.log_w)
+    others = np.setdiff1d(np.arange(30), block)
+    np.testing.assert_allclose(w[block] / w[others[0]], 8.0)
+    np.testing.assert_allclose(opt.preference[block], 8.0 / (8.0 * len(block) + len(others)))
+
+
+@pytest.mark.parametrize("acquisition", ["ei", "ucb"])
+def test_cobbo_maximises_the_acquisition_of_its_block_gp(monkeypatch, acquisition):
+    D = 8
+    opt = CobBO(D, seed=3, n_init=6, init_design="uniform", line_search=False,
+                tr_length_init=0.5, acquisition=acquisition, block_sizes=(3,))
+    told_history(opt, shifted_sphere, 6, seed=3)
+    gps = []
+    real_maximize = CobBO._maximize
+    monkeypatch.setattr(CobBO, "_maximize", lambda self, gp, *a: gps.append(gp)
+                        or real_maximize(self, gp, *a))
+    capture = Capture(cobbo_module.lbfgsb_batch)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", capture)
+    V = opt.X[int(np.argmin(opt.y))]
+    block = opt.block
+    (p,) = opt.ask()
+    (gp,) = gps
+    ((acq, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    # the subspace Omega_t through the pivot: coordinates outside the block are V's
+    rest = np.setdiff1d(np.arange(D), block)
+    np.testing.assert_array_equal(p.x[rest], V[rest])
+    # the trust region of side 0.5 around V's block coordinates, clipped to the cube
+    np.testing.assert_allclose(lo, np.maximum(V[block] - 0.25, 0.0))
+    np.testing.assert_allclose(hi, np.minimum(V[block] + 0.25, 1.0))
+    assert np.all(np.abs(p.x[block] - V[block]) <= 0.25 + 1e-12)
+    Y = np.vstack([starts, lo + np.random.default_rng(0).random((4, len(block))) * (hi - lo)])
+    mean, var = gp_posterior(gp.X, gp.z, gp.params, Y, gp.extra_noise)
+    sd = np.sqrt(var)
+    if acquisition == "ucb":
+        expected = mean + 2.0 * sd  # ucb_beta = 4
+    else:
+        expected = np.array([ei_by_quadrature(m, s, gp.z.max())
+                             for m, s in zip(mean, sd, strict=True)])
+    np.testing.assert_allclose(acq(Y)[0], expected, rtol=1e-5, atol=1e-9)
+
+
+# ------------------------------------------------------------------------- GO-UCB
+
+
+def _network(w: np.ndarray, x: np.ndarray, D: int, H: int) -> tuple[float, np.ndarray]:
+    """Sec. 6's model ``f_w(x) = v . sigmoid(W1 (2x - 1) + b1) + c`` and its gradient in w,
+    with w laid out as (W1 row by row, b1, v, c)."""
+    W1, b1 = w[:H * D].reshape(H, D), w[H * D:H * D + H]
+    v, c = w[H * D + H:H * D + 2 * H], w[-1]
+    u = 2.0 * x - 1.0
+    h = 1.0 / (1.0 + np.exp(-(W1 @ u + b1)))
+    s = v * h * (1.0 - h)
+    return float(v @ h + c), np.concatenate([np.outer(s, u).ravel(), s, h, [1.0]])
+
+
+def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch):
+    pytest.importorskip("torch")
+    from hdbo_engine.algorithms.goucb import GOUCB
+
+    D, H, T, n_init = 3, 25, 50, 6
+    opt = GOUCB(D, seed=0, budget=T, n_init=n_init, init_design="uniform", line_search=False,
+                fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False, restarts=0,
+                n_candidates=64)
+    told_history(opt, shifted_sphere, n_init, seed=4)
+    X2 = np.random.default_rng(6).random((4, D))  # Phase II observations
+    opt.tell(X2, [shifted_sphere(x) for x in X2])
+    capture = Capture(GOUCB._candidates)
+    monkeypatch.setattr(GOUCB, "_candidates", lambda self, *a: capture(self, *a))
+    (p,) = opt.ask()
+    cand = capture.returned
+
+    # Phase I: the oracle w_0 (read from the fit), on z = -(y - mean) / std of Phase I
+    w0 = opt._phase1["w0"].numpy()
+    y1 = opt.y[:n_init]
+    mean, std = y1.mean(), y1.std()
+    lam = math.sqrt(T) * math.log(T) ** 2  # App. D.1
+    # Phase II: eq. (3) Sigma_t and eq. (5) w_t, one observation at a time
+    Sigma, b, w = lam * np.eye(len(w0)), np.zeros(len(w0)), w0.copy()
+    for x, y in zip(X2, opt.y[n_init:], strict=True):
+        f, g = _network(w, x, D, H)
+        Sigma += np.outer(g, g)
+        b += g * (g @ w + (-(y - mean) / std) - f)
+        w = np.linalg.solve(Sigma, b + lam * w0)
+    t = len(X2) + 1
+    beta = 1.0 + t / T  # the practical beta_t, beta_scale = 1
+    scores = []
+    for x in cand:
+        f, g = _network(w, x, D, H)
+        scores.append(f + math.sqrt(beta) * math.sqrt(g @ np.linalg.solve(Sigma, g)))
+    k = int(np.argmax(scores))
+    np.testing.assert_array_equal(p.x, cand[k])
+    assert p.meta["ucb"] == pytest.approx(scores[k], rel=1e-6)
+
+
+# ------------------------------------------------------- the model phase beats random
+
+
+def _make(name: str, D: int, seed: int, n_init: int, steps: int):
+    common = dict(seed=seed, n_init=n_init, init_design="uniform", line_search=False)
+    if name == "msucb":
+        return MSUCB(D, d=3, **common)
+    if name == "gpucb":
+        return GPUCB(D, seed=seed, n_init=n_init)
+    if name == "cobbo":
+        return CobBO(D, **common)
+    if name == "bkb":
+        return BKB(D, **common)
+    pytest.importorskip("torch")
+    from hdbo_engine.algorithms.goucb import GOUCB
+    return GOUCB(D, budget=n_init + steps, fit_restarts=1, fit_maxiter=100, **common)
+
+
+@pytest.mark.parametrize("name, D", [("msucb", 6), ("gpucb", 3), ("cobbo", 6), ("bkb", 6),
+                                     ("goucb", 6)])
+def test_model_phase_beats_random_draws_after_the_same_history(name, D):
+    """After the same 10 uniform points, the best of 15 model proposals against the best of
+    15 further uniform draws, over five seeds. Only the proposals count, so the design cannot
+    win it. Measured (medians of the five seeds, model / random): MS-UCB 0.147 / 0.287,
+    CobBO 0.097 / 0.287, BKB 0.100 / 0.287, GO-UCB 0.108 / 0.287 at D = 6; GP-UCB 0.002 /
+    0.046 at D = 3 (at D = 6 its unconfined UCB explores the box's corners and loses). Each
+    won on all five seeds. The bar, a median under 0.7x random's and at least four paired
+    wins, leaves room for the worst of them (MS-UCB, 0.51x) and is out of reach of the design
+    points alone (their best, median 0.229, is 0.80x)."""
+    n_init, steps = 10, 15
+    ours, theirs = [], []
+    for seed in range(5):
+        opt = _make(name, D, seed, n_init, steps)
+        told_history(opt, shifted_sphere, n_init, seed)
+        ours.append(model_phase_best(opt, shifted_sphere, steps))
+        theirs.append(random_best(D, shifted_sphere, steps, seed))
+    assert np.median(ours) < 0.7 * np.median(theirs), (ours, theirs)
+    assert sum(o < r for o, r in zip(ours, theirs, strict=True)) >= 4, (ours, theirs)
