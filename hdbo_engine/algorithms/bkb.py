@@ -1,365 +1,57 @@
 """BKB: budgeted kernelized bandit with adaptive Nyström sketching.
 
-Calandriello, Carratino, Lazaric, Valko, Rosasco, "Gaussian Process
-Optimization with Adaptive Sketching: Scalable and No Regret", COLT 2019
-(``shared/seeds/004_...``).
+Paper: Calandriello, Carratino, Lazaric, Valko, Rosasco, "Gaussian Process
+Optimization with Adaptive Sketching: Scalable and No Regret", COLT 2019. The
+paper maximises a reward; the engine minimises, so the model is fitted to ``-y``
+(``docs/ARCHITECTURE.md``) and every formula below is the paper's. The paper
+mapping, every departure with its measurement, and what was tried and not kept:
+``docs/algorithms/bkb.md``.
 
-The paper maximises a reward; the engine minimises, so the model is fitted
-to ``-y`` (DESIGN.md) and every formula below is the paper's.
+Implemented (Sec. 3.1, Fig. 1):
 
-What is implemented (Sec. 3.1, Fig. 1)
---------------------------------------
-* **Dictionary** ``S_t``: a subset of the evaluated locations. The Nyström
-  embedding is ``z_t(x) = (K_S^{1/2})^+ k_S(x)``; the pseudo-inverse drops
-  eigenvalues of ``K_S`` below ``1e-10 * max eigenvalue`` (the embedding is
-  kept in the ``r <= m`` retained eigen-directions, which leaves every
-  quadratic form of the paper unchanged).
-* ``V_t = Z_t^T Z_t + lambda I`` over the evaluated points. A location
-  evaluated ``c`` times contributes ``c z z^T`` to ``V_t`` and the sum of its
-  ``c`` values to ``Z_t^T y_t`` (the paper's "counters", Sec. 3.2), so a
-  repeated arm is counted, never duplicated as a row.
-* **DTC posterior** (Sec. 3.1, the two displays before eq. (4)):
-  ``mu~_t(x) = z(x)^T V_t^{-1} Z_t^T y_t`` and
-  ``sigma~_t^2(x) = (k(x, x) - z(x)^T Z_t^T Z_t V_t^{-1} z(x)) / lambda``,
-  with the true ``k(x, x)`` (not its Nyström value), which is what prevents
-  variance starvation. ``sigma~^2`` is on the paper's ridge-leverage scale;
-  ``lambda sigma~^2`` is the DTC posterior variance of f. Score, eq. (4):
-  ``u~_t = mu~_t + beta~_t sigma~_t``.
-* **Dictionary resampling** (Fig. 1): after each evaluation, every evaluated
-  point enters ``S_{t+1}`` independently with probability
-  ``p = min(1, q_bar sigma~_t^2(x_i))``, using the variances of step t (the
-  paper's approximation of ``sigma_{t+1}`` by ``sigma~_t``), one draw per
-  distinct location, at cost ``O(min(t, A))`` (a duplicate in ``S`` does not
-  change the embedding). **Departure for repeated arms**
-  (``resample="location"``, default): a location evaluated ``c`` times is
-  drawn once with ``min(1, q_bar c sigma~_t^2(x))``, the total ridge
-  leverage of its ``c`` copies. Fig. 1 draws once per pull
-  (``resample="pull"``), i.e. ``1 - (1 - p)^c``, which is never larger
-  (union bound) and, for an arm pulled ``c`` times (``sigma~^2 ~ 1/c``),
-  is only ``1 - exp(-q_bar)``: at ``q_bar = 4`` a heavily pulled arm leaves
-  ``S_{t+1}`` about once in 55 steps, its ``sigma~^2`` jumps to the
-  un-sketched value, ``sum_s sigma~_t^2(x_s)`` jumps by ``c`` times that and so
-  does ``beta~_t``; late in a run (c in the hundreds) one such step sends UCB
-  to a far arm, which raises the sum for good, and the run can tip into pure
-  exploration (the since-retired ``benchmarks/bkb_bench.py arms --resample pull
-  --seed 1`` and ``2``, in git history before ``hdbo reproduce``:
-  186 and 291 distinct arms by T = 1000 and cumulative regret 443 and 728,
-  against exact GP-UCB's 35 and 33 arms and 59 and 187; with the default
-  rule BKB matches exact GP-UCB on both seeds). With one draw
-  per location the expected ``m_t`` keeps the paper's bound
-  ``q_bar sum_s sigma~^2(x_s)``, the inclusion probability of every point is
-  at least the paper's (so the embedding spans at least as much), and with
-  ``c = 1`` (the continuous box) the two rules are the same.
-* **beta~_t** (Sec. 4 theorem, Appendix D):
+* Dictionary ``S_t`` (a subset of the evaluated locations) and the Nyström embedding
+  ``z_t(x) = (K_S^{1/2})^+ k_S(x)``; ``V_t = Z_t^T Z_t + lambda I``.
+* DTC posterior (the two displays before eq. (4)):
+  ``mu~_t(x) = z(x)^T V_t^{-1} Z_t^T y_t``,
+  ``sigma~_t^2(x) = (k(x, x) - z(x)^T Z_t^T Z_t V_t^{-1} z(x)) / lambda``.
+* Eq. (4): ``u~_t = mu~_t + beta~_t sigma~_t``, maximised over the arms or, in the
+  continuous box (App. A), over candidates.
+* Fig. 1: after each evaluation every evaluated point enters ``S_{t+1}`` with
+  probability ``p = min(1, q_bar sigma~_t^2(x_i))``.
+* Sec. 4 theorem, App. D:
   ``beta~_t = 2 xi sqrt(alpha log(kappa^2 t) sum_s sigma~_t^2(x_s) + log(1/delta))
-  + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F`` with ``alpha = (1+eps)/(1-eps)``,
-  ``kappa^2 = max_x k(x, x)`` (the signal variance) and the sum over all
-  evaluations with multiplicity. ``log(kappa^2 t)`` is floored at 0.
-* **Cost** per step: eigendecomposition of ``K_S`` (``m^3``), embedding of the
-  ``n_u <= min(t, A)`` distinct evaluated locations and of the ``A`` arms or
-  candidates (``(A + n_u) m^2``), ``V_t`` and its Cholesky factor
-  (``n_u m^2 + m^3``). Nothing is ever cubic in t. In arm mode the kernel
-  columns ``k(arms, s)`` of the dictionary points are kept while ``s`` stays
-  in ``S_t`` and the kernel is unchanged (memory ``A m_t``), so a step
-  evaluates the kernel only for points new to ``S_t`` and the rows for the
-  evaluated arms are read from those columns. ``m_t`` is exposed as
-  :attr:`BKB.dictionary_size` and in every proposal's meta. The saving is
-  against GP-UCB as eqs. (1)-(2) write it (one row per evaluation,
-  ``O(t^3 + A t^2)`` per step); an exact GP-UCB that merges repeated arms
-  costs ``O(n_u^3 + A n_u^2)`` and is only slower than BKB where
-  ``m_t << n_u``, i.e. where many distinct evaluated points predict each
-  other well (dense arms, long lengthscales, large lambda).
+  + (1 + 1/sqrt(1 - eps)) sqrt(lambda) F``, ``alpha = (1+eps)/(1-eps)``
+  (:func:`bkb_beta`); ``q_bar >= 6 alpha log(4T/delta)/eps^2`` (:func:`theoretical_q_bar`).
 
-Presets (``preset=``, :mod:`hdbo_engine.base`, "Presets")
---------------------------------------------------------
-* ``"paper"``: Fig. 1 as written: one uniform initial point (``n_init=1,
-  init_centre=False``; the paper initialises ``S_1`` with one arm drawn
-  uniformly), ``q_bar="theory"``, one draw per pull (``resample="pull"``),
-  the theorem's ``beta~_t`` (``beta_scale=1, sum_cap=math.inf``), no trust
-  region, Appendix A's candidates refined by L-BFGS-B (``candidates="sobol",
-  n_refine=5``). The kernel is still fitted (the paper assumes a known one; pass
-  ``kernel=`` for that).
-* ``"practical"`` [default]: ``q_bar=4``, ``resample="location"``,
-  ``beta_scale=0.05``, ``sum_cap=None``, ``n_init=10`` with the centre first,
-  and in the continuous box a trust region (``trust_region=True,
-  failure_tol=10``) scored on TuRBO's candidates without refinement
-  (``candidates="perturb", n_refine=0``), both below. With ``arms`` the
-  practical preset has no trust region (the finite-arm setting is the paper's).
-  In the continuous box the design after the centre is the axis pass
-  (``init_design="axis"``, ``base``, "Initial design"; with ``arms`` the
-  design draws arms uniformly).
-  The axis design (``init_design="axis"``, ``base``, "Initial design": the
-  centre, then a greedy pass of plus / minus 1/6 steps along the coordinates,
-  ``max(10, min(2 D + 1, budget // 4))`` points) replaced uniform draws in
-  session 15. Medians over seeds 0-2 on ``hd`` (``hdbo bench --suite <hd, the
-  eleven 500-evaluation groups> --seeds 3 --methods msucb,cobbo,goucb,bkb``,
-  against the committed cells of the same seeds; session 15), uniform -> axis:
-  shifted Ackley 8.25 -> 7.16, shifted Levy 136.5 -> 106.5, shifted
-  Styblinski-Tang -2631 -> -2901, rotated Rastrigin 1625 -> 1607, rotated
-  Rosenbrock 3.16e5 -> 1.64e5, scattered Hartmann6 -3.311 -> -3.317,
-  LunarLander -237.9 -> -256.9, Swimmer -359.9 -> -360.5, Hopper -1027.2 ->
-  -1029.3, rover 1.32 -> 0.69, HalfCheetah -897 -> -1105: 11 of 11 medians and
-  23 of 33 cells better.
-  The design's line search (``line_search``, ``base``, "Line search after the
-  design") was added in session 17. Medians over seeds 0-2 on ``hd`` (the same
-  command, against session 16's cells), without -> with: shifted Ackley 6.92
-  -> 7.12, shifted Levy 92.1 -> 99.4, Styblinski-Tang -2883 -> -3245, rotated
-  Rastrigin 1641 -> 1658, rotated Rosenbrock 1.17e5 -> 1.40e5, scattered
-  Hartmann6 -3.3161 -> -3.3170, LunarLander -284.6 -> -274.2, Swimmer -360.0
-  -> -360.6, Hopper -1041 -> -1116, HalfCheetah -1026 -> -1092, rover -0.23 ->
-  -3.03: 6 of 11 medians and 18 of 33 cells better.
+Defaults, ``preset="paper"`` (Fig. 1 as written): one uniform initial point,
+``q_bar = "theory"``, ``resample = "pull"``, ``beta_scale = 1``,
+``sum_cap = math.inf``, no trust region, in the box ``candidates = "sobol"`` with
+``n_refine = 5``; the kernel is fitted unless ``kernel=`` is given.
+``preset="practical"`` [default]: ``q_bar = 4``, ``resample = "location"``,
+``beta_scale = 0.05``, ``sum_cap`` 50 in the box (``inf`` with arms),
+``n_init = 10`` with the centre first; in the box the axis design with a line
+search, ``trust_region = True`` with ``failure_tol = 10``, ``candidates = "perturb"``,
+``n_refine = 0``. Both: ``eps = 0.5``, ``delta = 0.1``, ``F = 1``, ``lam`` = the
+fitted noise floored at ``lam_min = 1e-2``, ``xi = sqrt(lambda)``, Matern-5/2 ARD
+(``kernel_type="rbf"``: Gaussian), ``n_candidates = min(5000, 500 + 20 D)``.
 
-Choices the paper leaves open (documented defaults)
----------------------------------------------------
-* **Trust region** (continuous box; ``trust_region`` [practical True],
-  ``failure_tol`` [practical 10; None = TuRBO's ``max(4, D)``]).
-  Diagnosis without it (``shifted_ackley``, D = 100, seed 0, 150
-  evaluations, former defaults): the centre (12.25) was improved once, at
-  step 130 (12.18; 12.19 after 500 in the ``hd`` bench); the proposals lay
-  at Euclidean distance 3.8-4.6 (max-norm 0.5) from the incumbent with
-  39-83% of their coordinates on the box bounds: the UCB maximiser ran to
-  the corners, where the variance is largest. The fit stayed at the prior
-  mode (median lengthscale 41 in a unit cube) with the noise at its upper
-  bound 0.5 ("everything is noise"), DTC predictions 15-16 with sd 0.2-0.3
-  at the proposals, ``m_t`` 54-130. With TuRBO's region around the
-  incumbent (:class:`hdbo_engine.trust_region.TrustRegion`) the Sobol points
-  and the perturbations (their sd scaled by the region's side) are drawn
-  inside it and L-BFGS-B is bounded by it: proposals at distance 0.12-1.6
-  from the incumbent, 0-7% of coordinates on the bounds, the fitted noise
-  fell to 1e-3, and the run reached 10.43 after 300 evaluations (``m_t``
-  191; Optuna TPE reaches 11.96 and random search 13.71 after 500). The
-  same ``failure_tol`` as MS-UCB's (10, measured there); not tuned here.
-  Seed 0, 500 evaluations (``hdbo bench`` with a suite of ``shifted_levy``
-  and ``rotated_rosenbrock`` at D = 100, method ``bkb``; former defaults
-  from the ``hd`` bench in brackets): shifted_levy 177 [341; Optuna TPE 365,
-  random 629], rotated_rosenbrock 1.43e6 [3.94e6; TPE 2.41e6, random
-  1.22e7]; median ask 0.085 s and 0.074 s CPU under a load of 11 on 2 cores.
-  ``rover`` (D = 60, same command): 7.70 (the centre: 13.0), median ask
-  0.061 s. ``scattered_hartmann6`` (D = 300, 300 evaluations): -3.31
-  [-3.19 after 300 in the ``hd`` bench; TPE -3.29 and Nevergrad CMA -3.29
-  after 300], median ask 0.137 s.
-* **Candidates** in the continuous box (``candidates`` [practical
-  ``"perturb"``, paper ``"sobol"``], ``n_refine`` [practical 0, paper 5]).
-  Appendix A's rule (``"sobol"``: Sobol points of the search box plus
-  perturbations of the 5 best points, the best 5 refined by L-BFGS-B) moves
-  every coordinate, and inside a region of side 0.8 at D = 100 that still
-  puts the proposals far from the incumbent. ``"perturb"`` is TuRBO's
-  candidate set (the incumbent with each coordinate redrawn uniformly in the
-  region with probability ``min(1, 20 / D)``, at least one), and with
-  ``n_refine=0`` the best-scoring candidate is proposed as it is (a gradient
-  step would move all D coordinates again). Seed 0, 300 evaluations, final
-  best value, Sobol + refinement -> perturbation candidates without
-  refinement (an ask/tell probe of the engine, one thread): ``shifted_ackley``
-  11.03 -> 9.47, ``shifted_levy`` 172.1 -> 153.6, ``rover`` 6.06 -> 2.03,
-  with 4-6x less optimizer CPU (64-67 s -> 11-14 s); perturbation
-  candidates *with* the L-BFGS-B refinement: ``shifted_levy`` 169.5. After
-  500 evaluations (same probe): ``rover`` 1.32, ``shifted_levy`` 131.4,
-  ``shifted_styblinski_tang`` -2599. Tried and not kept: a region starting
-  at side 0.4 (``shifted_levy`` 107.2, ``shifted_styblinski_tang`` -2613,
-  ``rover`` 2.80, at 2-4x the CPU: closer points grow the dictionary) and
-  ``failure_tol=5`` (``shifted_levy`` 122.9). On the bbob suite (f1, f2,
-  f8, f15 at D = 20 / 40, 100 evaluations, seeds 0-2; median, Sobol +
-  refinement -> perturbation; the new side is the suite's cells, the old
-  side the same cells with ``candidates="sobol", n_refine=5``): f1 98.9 /
-  197 -> 93.4 / 149.5, f2 3.15e5 / 1.54e6 -> 1.91e5 / 8.77e5, f8 1.04e4 /
-  7.60e4 -> 2.79e3 / 4.83e4, f15 1285 / 2200 -> 1342 / 2019: better on 7
-  of 8 groups.
-* **Tried on ``hd`` and not kept (session 9)**, seeds 0 / 1, 300
-  evaluations, same probe, final best of the default against each variant.
-  A trace of the default on ``shifted_ackley`` seed 1 shows why variants of
-  the region's rule were worth a look: the side falls from 0.8 to 0.05 by
-  evaluation 70 and never grows again (three successes *in a row* are rare
-  at D = 100), steps are then 0.01-0.02 per changed coordinate, and each
-  collapse restarts at 0.8 and spends about 60 evaluations shrinking.
+Departures from the paper, one line each; the section of ``docs/algorithms/bkb.md``
+that gives the reason and the measurement is in brackets:
 
-  Order: shifted Ackley, shifted Levy, shifted Styblinski-Tang, rotated
-  Rosenbrock, rotated Rastrigin, rover ("-": not run).
-
-  - default: 9.47/10.38, 153.6/169.9, -2356/-1413, 9.83e5/4.53e5,
-    1731/1939, 2.03/2.35
-  - ``success_tol=2``: 9.00/10.65, 127.7/150.3, -2265/-1513,
-    6.21e5/4.85e5, 1785/1977, 4.43/3.09
-  - 1/5 success rule: 9.31/9.14, 116.9/204.6, -2064/-2053, 8.12e5/5.23e5,
-    1683/1815, 5.16/5.63
-  - log warp: 10.75/10.63, 119.5/188.3, -2004/-1206, 5.22e5/4.53e5,
-    1573/1705, 6.80/-
-  - Yeo-Johnson warp: 10.95/10.70, 133.6/182.9, -2222/-2087, 8.40e5/5.27e5,
-    1670/1932, 1.05/-
-  - rank warp: 9.73/9.44, 192.1/222.4, -1650/-738, 7.96e5/1.20e6,
-    1706/1823, 5.57/-
-
-  The 1/5 rule multiplies the side by ``2^(4 / failure_tol)`` on each
-  success and ``2^(-1 / failure_tol)`` on each failure (equilibrium at one
-  success in five, as in Rechenberg's rule); the warps transform the model's
-  targets after failure imputation (log of the gap above the best, the
-  Yeo-Johnson power transform of HEBO, a Gaussian copula of the ranks). Each
-  variant is better on both seeds of at most two of the six problems and
-  worse on both seeds of one to three (``success_tol=2`` and the 1/5 rule
-  lose ``rover`` on both, the task the region's rule was first measured on);
-  the spread between two seeds of one variant is as large as the differences. Probe scripts: an
-  ask/tell loop over ``hdbo_cli.bench.make_bench_problem`` with the
-  region's ``success_tol`` set, its ``observe`` replaced, or
-  ``base.impute_failures`` wrapped.
-* **Tried on ``hd`` and not kept (session 10)**, seed 0, same probe and
-  order as above (Rastrigin for the first variant only). The aim was to give
-  BKB the moves of Nevergrad's NGOpt, the peer that wins these problems,
-  then read as a (1+1)-ES; NGOpt in fact runs COBYLA at every ``hd`` size
-  with 500 evaluations (session 11: the ``.optim.name`` of ``NGOpt`` on a
-  bounded ``ng.p.Array`` after one ask, D = 12 to 300). Three ways to move
-  every coordinate:
-
-  - 16 points on the path from the incumbent along the model mean's
-    gradient, clipped into the region (added to the candidates): 8.72,
-    169.0, -1927, 7.19e5, 1814, 7.62
-  - half of the candidates Gaussian steps of every coordinate, sd
-    ``length / sqrt(D)`` times ``2^-U(0, 3)``: 10.31, 160.5, -2013,
-    7.88e5, -, 4.71; all of them: 10.27, 135.3, -2110, 6.57e5, -, 2.39
-  - all Gaussian with the 1/5 rule above (sd scale 1 / 0.3): 11.71 /
-    11.18, 108.7 / 129.4, -2437 / -2530, 7.23e5 / 8.56e5, - / -, 6.59 / 4.89
-
-  Against the default (9.47, 153.6, -2356, 9.83e5, 1731, 2.03) each wins
-  two or three problems and loses Ackley or rover by more; the gradient
-  path loses four of six (the mean's gradient at D = 100 from a few hundred
-  points is not a descent direction often enough).
-* **Kernel**: Matern-5/2 ARD (``kernel_type="matern52"``, default) or Gaussian
-  ARD (``kernel_type="rbf"``, ``k = s2 exp(-r^2 / 2)``), both from
-  :mod:`hdbo_engine.gp`. BKB assumes a fixed kernel; here hyperparameters are
-  refitted by MAP (:class:`hdbo_engine.gp.GP`)
-  when the history reaches ``n_k`` points, ``n_{k+1} = n_k +
-  max(1, floor(refit_growth n_k))`` (every step early on, about every 20 %
-  later), on the evaluations (all of them up to ``fit_max_points``; beyond
-  that the dictionary's evaluations first, filled up with a seeded random
-  sample of the others). Each fit starts from the prior mode of
-  :class:`hdbo_engine.gp.GP` and, after the first fit, also from the
-  previous hyperparameters; the higher posterior on the fit's data wins (an
-  early all-noise optimum is kept only while it still fits better). With the
-  prior-mode start alone a checkpoint could jump to another mode (box
-  benchmark below, seed 2: at n = 926 an effective coordinate's lengthscale
-  went 0.58 -> 149, at n = 1111 an ignored coordinate's 190 -> 0.39); UCB
-  then explored what it now thought unexplored and ``m_t`` rose from 146 to
-  762 by n = 1333. With both starts the lengthscales moved by under 2 % over
-  n = 260-1333 and ``m_t`` stayed at 105-143 up to n = 1500
-  (``n_init = 10``, default settings). At each checkpoint the output scale is frozen: the model
-  sees ``(y - mean) / std`` with mean and std of all values told so far
-  (or ``output_scale``, if given), and the fitted signal and noise variances
-  are converted to that scale.
-* **Fixed kernel** (``kernel=GPParams(...)``, the paper's setting): no fitting,
-  and the output scale never moves: the model sees ``(y - mean) / std`` with
-  ``output_scale=(mean, std)`` (e.g. the ``y_mean, y_std`` of the GP that
-  produced the hyperparameters), or the raw values when ``output_scale`` is
-  None. Re-standardising by the history under a fixed signal variance (what
-  this module did before) silently rescales the kernel: once good values are
-  found the history's std grows, the prior standard deviation of f grows with
-  it in the user's units, and UCB turns to pure exploration (diagnosis on
-  2000 random arms in 8-D, Hartmann6, noise sd 0.05 x std f: exact GP-UCB
-  with a constant bonus of 5 posterior sd pulled 34 distinct arms in 300
-  steps on a frozen scale, 262 when re-standardised by the history).
-* **lambda** (``lam``): ``None`` (default) uses the fitted noise variance,
-  floored at ``lam_min`` [1e-2, relative to a unit-variance output]. The
-  dictionary size tracks ``d_eff(lambda)``, which approaches t when lambda
-  is tiny; the floor keeps the sketch useful when the fit finds almost no
-  noise. ``xi`` defaults to ``sqrt(lambda)`` (the paper's ``lambda = xi^2``).
-* **q_bar**: the theorem needs ``q_bar >= 6 alpha log(4T/delta)/eps^2``
-  (``q_bar="theory"``, with ``T = budget`` or 1000), which keeps nearly every
-  point and makes ``m_t ~ t``. The default ``q_bar = 4`` keeps points with
-  leverage above 1/4 surely and the rest proportionally (DTC variances stay
-  within a small factor of the exact ones; see ``tests/test_bkb.py``).
-  On sparse arm sets the dictionary keeps almost everything: with lambda
-  ~ 1e-2 an evaluated arm that no other evaluated arm predicts well has
-  total leverage ``c sigma~^2 ~ 1`` and stays in ``S_t`` surely, so ``m_t``
-  is close to the number of distinct arms pulled (``d_eff`` is); on 2000
-  random arms in 8-D (the retired ``benchmarks/bkb_bench.py arms``) BKB then keeps every
-  pulled arm and makes exactly exact GP-UCB's choices.
-* **beta scale**: with ``xi = sqrt(lambda)`` the theoretical ``beta~_t``
-  multiplies the GP-scale standard deviation by
-  ``2 sqrt(alpha log(t) S_t + log(1/delta)) + (1 + 1/sqrt(1 - eps)) F`` with
-  ``S_t = sum_s sigma~_t^2(x_s)`` (about the number of distinct, mutually
-  distant points evaluated, when lambda is small), i.e. 30-100 at a few
-  hundred steps: pure exploration in practice. ``beta_scale`` [0.05]
-  multiplies ``beta~_t``; ``beta_scale=1`` is the paper's value. The useful
-  range is narrow and depends on the output scale: with the default
-  history-standardised fitted kernel, 0.05 learns on 2000-arm 8-D problems
-  (Hartmann6, Ackley, Branin, noise sd 0.1 x std f, 300 pulls: cumulative
-  regret 0.09-0.26 of a random arm's, best arm found) while 0.1 pulls a new
-  arm almost every step on Hartmann6 and Ackley (296 and 247 distinct arms);
-  on a scale frozen from random arms (the benchmark), 0.1 (about 4-7 GP
-  standard deviations for t in 100-1000) learns and 0.05 settles at once on
-  a mediocre arm (seed 0: 5 distinct arms in 1000 pulls, 2.09 regret per
-  pull against 2.54 for a random arm, for BKB and exact GP-UCB alike). Because
-  ``S_t`` grows with every new distant point, over-exploration feeds itself
-  (larger ``S_t``, larger ``beta~_t``; see ``sum_cap``). Defaults ``eps = 0.5``,
-  ``delta = 0.1``, ``F = 1`` (RKHS-norm bound on the model's scale).
-* **sum_cap** (continuous box): ``beta~_t`` is computed with
-  ``min(S_t, sum_cap)``; the default is 50 in the box and ``inf`` (the
-  paper) with ``arms``, so ``sum_cap=math.inf, beta_scale=1`` gives the
-  theorem's ``beta~_t`` exactly. In the box every evaluation is a new
-  location: a step that explores adds up to 1 to ``S_t``, which raises
-  ``beta~_t``, which sends the next proposal further out, where nothing
-  predicts it, so it enters ``S_t`` surely: ``m_t`` (cost ``t m_t^2`` a
-  step) and the bonus grow together. With the cap the multiplier
-  ``beta~_t / sqrt(lambda)`` (posterior sds of f) grows only through
-  ``log(kappa^2 t)`` (and the refits). 50 is about ``S_t`` after the first few hundred steps
-  here (40-50 at t = 100-500 uncapped), i.e. 3.5-4 posterior sds. Measured with
-  the retired ``bkb_bench.py continuous --dim 20 --T 5000`` (Hartmann6 embedded in
-  20-D, seed 0; ``--sum-cap inf`` for the paper's sum):
-
-  =====================  =====  =====  =====  =====  =========
-  t                       1000   2500   4000   5000   CPU s
-  =====================  =====  =====  =====  =====  =========
-  uncapped: multiplier    4.15   6.66   9.20   --     (stopped)
-  uncapped: m_t           122    304    544    --
-  uncapped: s/step        0.018  0.076  0.203  --     296 to 4000
-  capped: multiplier      3.62   3.62   --     3.81
-  capped: m_t             112    195    --     211
-  capped: s/step          0.019  0.046  --     0.083  228
-  =====================  =====  =====  =====  =====  =========
-
-  Seeds 1 and 2 (capped): ``m_t`` 106/114/140 and 141/168/212 at
-  t = 1000/2500/5000, multiplier at most 4.25, 153 and 195 CPU s.
-  Proposals on the box boundary are not the cause: they sit in coordinates
-  whose fitted lengthscales are in the hundreds (the 14 ignored ones), which
-  changes no leverage; in the 6 effective coordinates the boundary fraction
-  was 0.33 before the basin was found and near 0 after, capped or not.
-* **Arms.** (a) ``arms=`` a matrix (A, D) of candidates in the unit cube: the
-  paper's setting, every arm is scored by enumeration, arms may be pulled
-  again (repeated evaluations), the initial design draws ``n_init`` distinct
-  arms uniformly. Told points that are not arms are used by the model but
-  never proposed. (b) No ``arms`` (continuous box, Appendix A): each step
-  scores a fresh candidate set of ``n_candidates`` [min(5000, 500 + 20 D)]
-  points inside the search box (the cube, or the trust region): with
-  ``candidates="sobol"`` about half scrambled Sobol points (a power of two)
-  and the rest perturbations of the 5 best evaluated points (Gaussian steps
-  of sd 0.1 of the box's side on about ``min(D, 20)`` randomly chosen
-  coordinates), with ``"perturb"`` TuRBO's candidates ("Candidates" above);
-  then it refines the ``n_refine`` best candidates with batched L-BFGS-B
-  (:func:`hdbo_engine.maximize.lbfgsb_batch`, 50 iterations) on ``u~``
-  with its analytic gradient. All t evaluated points are distinct here, so
-  a step costs ``O((n_candidates + t) m_t^2)`` plus the refinement's
-  ``O(n_refine * iterations * m_t^2)``.
-* **n_init** [practical 10] initial points in the continuous box: the cube's
-  centre, then uniform draws (``base``, "Initial design"; the paper, and the
-  paper preset, start from 1 uniform point).
-* **Pending points / ask(n > 1)**: kriging believer on the sketch: each
-  pending or already-chosen point is added to ``V_t`` with its DTC mean as
-  value, which shrinks ``sigma~`` there; in arm mode pending arms are also
-  excluded (unless every arm is pending).
-* **Randomness**: the Bernoulli draws building ``S_{t+1}`` come from a
-  generator seeded by ``(seed, t + 1)``, the fit subset from ``(seed, n)``, and
-  the dictionary chain is advanced one told point at a time, so an optimizer
-  rebuilt by telling the same history (in one call or many) has the same
-  dictionary, hyperparameters and next proposal.
-* **Rebuild**: advancing the chain costs a sketch per told point and a
-  hyperparameter fit at each checkpoint, so replaying a long history costs
-  many asks. The first proposal of each model-based ask therefore records
-  the chain's state in its meta (``"bkb_state"``: the number of evaluations
-  ``n``, the dictionary as indices of distinct locations in told order, the
-  kernel and the fitted GP hyperparameters, the last checkpoint, and a
-  fingerprint of the settings and the first ``n`` evaluations; about
-  ``m_t + 2 D`` numbers), unless a pending meta already holds the same one.
-  A tell whose metas hold such a state for a prefix of this very history
-  (same fingerprint) jumps there and advances the chain only from ``n``;
-  the state is exactly what the replay would reach, so the next proposal is
-  unchanged. Foreign or malformed states are ignored (replay as before).
+* A repeated location is drawn once, with its copies' total leverage [#resampling-per-location].
+* ``q_bar = 4`` instead of the theorem's value (practical) [#q_bar].
+* ``beta_scale`` multiplies ``beta~_t`` (practical 0.05) [#beta-scale].
+* ``beta~_t`` uses ``min(S_t, sum_cap)`` in the continuous box [#sum-cap].
+* Hyperparameters are refitted by MAP at growing checkpoints [#kernel-and-refits].
+* With a fixed kernel the output scale is frozen, never re-standardised [#fixed-kernel].
+* ``lambda`` is the fitted noise variance, floored at ``lam_min`` [#lambda].
+* The continuous box: candidates refined by L-BFGS-B [#continuous-box].
+* A TuRBO trust region confines the candidates (practical, box only) [#trust-region].
+* TuRBO's perturbation candidates, no refinement (practical) [#candidates].
+* The centre, the axis design and a line search replace one uniform point [#initial-design].
+* ``ask(n > 1)`` and pending points: kriging believer on the sketch [#pending-points].
+* The chain's state is recorded in proposal metas for an exact, cheap rebuild
+  [#randomness-and-rebuild].
 """
 
 from __future__ import annotations
