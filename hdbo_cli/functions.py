@@ -24,6 +24,16 @@ the same ``(name, dim, seed)`` is the same function in every process):
   as in BBOB's rotated functions (f15 is rotated Rastrigin).
 * ``scattered_<g>`` (embedded ``g``): the ``d_eff`` effective coordinates sit
   at random positions of the ``D``-dimensional box instead of the first ones.
+* ``noisy_shifted_ackley``: instance ``seed`` of ``shifted_ackley`` plus
+  Gaussian noise N(0, sigma^2) with sigma = 1.0 (:data:`NOISE_SD`; Ackley's
+  values on its box run from 0 to about 22, and the ``hd`` suite's methods end
+  500 evaluations of ``shifted_ackley`` at D = 100 between about 5 and 14).
+  The k-th evaluation's draw comes from the generator seeded by
+  ``(seed, name, k)``, so a run is reproducible and the noise does not depend
+  on how evaluations are batched.
+
+A noisy problem carries its noise-free function (``Problem.f_true``), which
+``hdbo bench`` uses only to score the point a method recommends at the end.
 
 ``Problem.info`` records the instance (the optimum ``o``, the rotation's
 seed, the effective coordinates), and ``hdbo bench`` writes it into each
@@ -48,7 +58,9 @@ class Problem:
     """A benchmark: ``f`` on the box ``[lower, upper]`` with minimum ``f_min`` at ``x_min``.
 
     ``f_min`` and ``x_min`` are ``None`` where the minimum is unknown (the real
-    tasks); ``info`` describes a random instance (JSON-serialisable).
+    tasks); ``info`` describes a random instance (JSON-serialisable). ``f_true`` is
+    the noise-free function of a noisy problem (``None``: ``f`` is deterministic);
+    ``f_min`` and ``x_min`` are then ``f_true``'s.
     """
 
     name: str
@@ -59,13 +71,29 @@ class Problem:
     f_min: float | None
     x_min: Array | None
     info: dict[str, Any] = field(default_factory=dict)
+    f_true: Callable[[Array], Array] | None = None
 
-    def __call__(self, X: Array) -> Array:
-        """Evaluate at points of the domain, (n, D) or (D,)."""
+    @property
+    def noisy(self) -> bool:
+        return self.f_true is not None
+
+    def _points(self, X: Array) -> Array:
         X = np.atleast_2d(np.asarray(X, dtype=float))
         if X.shape[1] != self.dim:
             raise ValueError(f"X: expected {self.dim} columns, got {X.shape[1]}")
-        return self.f(X)
+        return X
+
+    def __call__(self, X: Array) -> Array:
+        """Evaluate at points of the domain, (n, D) or (D,) (a noisy problem: one draw each)."""
+        return self.f(self._points(X))
+
+    def noise_free(self, X: Array) -> Array:
+        """The noise-free values at points of the domain (``f`` itself where it has no noise)."""
+        return (self.f if self.f_true is None else self.f_true)(self._points(X))
+
+    def noise_free_unit(self, U: Array) -> Array:
+        """:meth:`noise_free` at unit-cube points."""
+        return self.noise_free(self.from_unit(U))
 
     def from_unit(self, U: Array) -> Array:
         """Map unit-cube points to the domain."""
@@ -151,22 +179,38 @@ _EMBEDDED = {
 
 
 _PREFIXES = ("shifted_", "rotated_", "scattered_")
+#: Noisy problem -> standard deviation of its additive Gaussian noise (module docstring).
+NOISE_SD = {"noisy_shifted_ackley": 1.0}
 
 
 def function_names() -> list[str]:
     """All names accepted by :func:`make_function`."""
     return sorted([*_FULL, *_EMBEDDED, *(f"{p}{n}" for p in _PREFIXES[:2] for n in _FULL),
-                   *(f"scattered_{n}" for n in _EMBEDDED)])
+                   *(f"scattered_{n}" for n in _EMBEDDED), *NOISE_SD])
+
+
+def instance_key(name: str, seed: int) -> list[int]:
+    """The seed of instance ``seed`` of problem ``name``'s generator (stable across
+    processes); a noisy problem's k-th evaluation draws from ``[*key, k]``."""
+    return [seed, zlib.crc32(name.encode())]
 
 
 def instance_rng(name: str, seed: int) -> np.random.Generator:
     """The generator of instance ``seed`` of problem ``name`` (stable across processes)."""
-    return np.random.default_rng([seed, zlib.crc32(name.encode())])
+    return np.random.default_rng(instance_key(name, seed))
 
 
 def make_function(key: str, dim: int, seed: int = 0) -> Problem | None:
     """The synthetic function ``key`` at dimension ``dim`` (instance ``seed``, where the name
     has a random-instance prefix; see the module docstring), or None for an unknown name."""
+    if key in NOISE_SD:
+        clean = make_function(key.removeprefix("noisy_"), dim, seed)
+        assert clean is not None
+        sigma = NOISE_SD[key]
+        info = {**clean.info, "noise": f"additive Gaussian, N(0, {sigma}^2) per evaluation"}
+        return Problem(key, dim, clean.lower, clean.upper,
+                       _AdditiveNoise(clean.f, sigma, instance_key(key, seed)),
+                       clean.f_min, clean.x_min, info, f_true=clean.f)
     prefix = next((p for p in _PREFIXES if key.startswith(p)), "")
     base = key.removeprefix(prefix)
     if base in _FULL and prefix != "scattered_":
@@ -213,3 +257,17 @@ def _rotated(f: Callable[[Array], Array], o: Array, x_star: Array,
              Q: Array) -> Callable[[Array], Array]:
     """``x -> f(x* + Q (x - o))``: minimum ``f(x*)`` at ``o``."""
     return lambda X: f(x_star + (X - o) @ Q.T)
+
+
+class _AdditiveNoise:
+    """``f`` plus N(0, ``sigma``^2): the k-th evaluation (counted from 0 over this object's
+    life) draws its noise from the generator seeded by ``(*key, k)``."""
+
+    def __init__(self, f: Callable[[Array], Array], sigma: float, key: list[int]) -> None:
+        self.f, self.sigma, self.key, self.count = f, sigma, key, 0
+
+    def __call__(self, X: Array) -> Array:
+        draws = np.array([np.random.default_rng([*self.key, self.count + i]).standard_normal()
+                          for i in range(len(X))])
+        self.count += len(X)
+        return self.f(X) + self.sigma * draws

@@ -24,6 +24,13 @@ gymnasium is imported when such a problem is built, not before.
   The value is minus the mean return over 10 episodes with fixed terrain
   seeds drawn from ``seed`` (TuRBO averages 50; 10 keeps an evaluation near
   0.2 s). Gymnasium's own constants score 192 on seed 0's ten episodes.
+* ``noisy_lunar_lander`` (12): the same controller, one episode per
+  evaluation with a fresh terrain: the k-th evaluation (counted from 0) resets
+  with a seed in ``[0, 2^31)`` drawn from ``(seed, k)``, so a run is
+  reproducible. Its noise-free value (``Problem.f_true``, for scoring only) is
+  minus the mean return over 50 held-out episodes whose seeds, drawn from
+  ``seed`` in ``[2^31, 2^32)``, no evaluation ever uses (``info``
+  records them).
 * ``rover`` (60): rover trajectory planning of Wang et al. 2018 (EBO, Sec.
   5.2), reimplemented from the paper's description: the 60 numbers are 30
   control points in ``[0, 1]^2`` of a clamped cubic B-spline from near the
@@ -44,14 +51,16 @@ from typing import Any
 
 import numpy as np
 
-from .functions import Array, Problem, instance_rng
+from .functions import Array, Problem, instance_key, instance_rng
 
 # name: (gymnasium id, number of parameters)
 _MUJOCO = {"swimmer": ("Swimmer-v5", 16), "hopper": ("Hopper-v5", 33),
            "half_cheetah": ("HalfCheetah-v5", 102)}
 TASKS: dict[str, int] = {**{k: v[1] for k, v in _MUJOCO.items()},
-                         "lunar_lander": 12, "rover": 60}
+                         "lunar_lander": 12, "noisy_lunar_lander": 12, "rover": 60}
 LUNAR_EPISODES = 10
+HELD_OUT_EPISODES = 50  # noisy_lunar_lander's scoring episodes
+_TRAINING_SEEDS, _HELD_OUT_SEEDS = (0, 2**31), (2**31, 2**32)  # disjoint reset-seed ranges
 
 
 def make_task(name: str, dim: int, seed: int) -> Problem:
@@ -66,6 +75,15 @@ def make_task(name: str, dim: int, seed: int) -> Problem:
         f = _per_row(_EpisodeReturn("LunarLander-v3", _lunar_action, episode_seeds))
         return Problem(name, dim, np.zeros(dim), np.full(dim, 2.0), f, None, None,
                        {"instance_seed": seed, "episode_seeds": episode_seeds.tolist()})
+    if name == "noisy_lunar_lander":
+        held_out = instance_rng(name, seed).integers(*_HELD_OUT_SEEDS, size=HELD_OUT_EPISODES)
+        noisy = _FreshEpisode("LunarLander-v3", _lunar_action, instance_key(name, seed))
+        f_true = _EpisodeReturn("LunarLander-v3", _lunar_action, held_out)
+        info = {"instance_seed": seed,
+                "noise": "one episode per evaluation, each on a fresh terrain (reset seed)",
+                "held_out_episode_seeds": held_out.tolist()}
+        return Problem(name, dim, np.zeros(dim), np.full(dim, 2.0), _per_row(noisy), None,
+                       None, info, f_true=_per_row(f_true))
     env_id, _ = _MUJOCO[name]
     f = _per_row(_EpisodeReturn(env_id, _linear_action, np.array([seed])))
     return Problem(name, dim, -np.ones(dim), np.ones(dim), f, None, None,
@@ -89,6 +107,10 @@ class _EpisodeReturn:
         self.env: Any = None
 
     def __call__(self, params: Array) -> float:
+        return self.mean_loss(params, self.seeds)
+
+    def mean_loss(self, params: Array, seeds: list[int]) -> float:
+        """Minus the mean return of the episodes reset with ``seeds``."""
         if self.env is None:
             try:
                 import gymnasium
@@ -97,7 +119,7 @@ class _EpisodeReturn:
                                   'pip install "hdbo[tasks]"') from err
             self.env = gymnasium.make(self.env_id)
         total = 0.0
-        for seed in self.seeds:
+        for seed in seeds:
             obs, _ = self.env.reset(seed=seed)
             done = False
             while not done:
@@ -105,7 +127,22 @@ class _EpisodeReturn:
                     self.policy(params, obs, self.env))
                 total += float(reward)
                 done = terminated or truncated
-        return -total / len(self.seeds)
+        return -total / len(seeds)
+
+
+class _FreshEpisode(_EpisodeReturn):
+    """Minus the return of one episode per call, the k-th call's reset seed drawn from the
+    generator seeded by ``(*key, k)`` in the training range (module docstring)."""
+
+    def __init__(self, env_id: str, policy: Callable[[Array, Array, Any], Any],
+                 key: list[int]) -> None:
+        super().__init__(env_id, policy, np.empty(0))
+        self.key, self.count = key, 0
+
+    def __call__(self, params: Array) -> float:
+        rng = np.random.default_rng([*self.key, self.count])
+        self.count += 1
+        return self.mean_loss(params, [int(rng.integers(*_TRAINING_SEEDS))])
 
 
 def _linear_action(params: Array, obs: Array, env: Any) -> Array:

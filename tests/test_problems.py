@@ -11,10 +11,10 @@ SYNTHETIC = [n for n in problem_names() if n not in TASKS]
 @pytest.mark.parametrize("dim", [6, 50])
 def test_known_minimum_is_attained_and_is_a_lower_bound(name, dim):
     p = make_problem(name, dim, seed=3)
-    assert p(p.x_min)[0] == pytest.approx(p.f_min, abs=1e-6)
+    assert p.noise_free(p.x_min)[0] == pytest.approx(p.f_min, abs=1e-6)
     assert np.all((p.x_min >= p.lower) & (p.x_min <= p.upper))
     U = np.random.default_rng(0).random((500, dim))
-    values = p.evaluate_unit(U)
+    values = p.noise_free_unit(U)
     assert values.shape == (500,) and np.all(values >= p.f_min - 1e-9)
 
 
@@ -86,3 +86,62 @@ def test_rover_cost_of_a_straight_path_through_obstacles():
     # reward 5 minus 0.05 per unit length minus 20 per unit inside an obstacle
     assert p(detour)[0] == pytest.approx(-5 + 0.05 * 1.8, abs=0.01)
     assert p(straight)[0] > p(detour)[0] + 5
+
+
+def test_noisy_ackley_is_shifted_ackley_plus_unit_gaussian_noise():
+    noisy, clean = make_problem("noisy_shifted_ackley", 20, seed=2), make_problem(
+        "shifted_ackley", 20, seed=2)
+    U = np.random.default_rng(0).random((400, 20))
+    np.testing.assert_array_equal(noisy.noise_free_unit(U), clean.evaluate_unit(U))
+    noise = noisy.evaluate_unit(U) - clean.evaluate_unit(U)
+    # sigma = 1: 400 draws have mean within 4 standard errors of 0, sd within 10% of 1
+    assert abs(noise.mean()) < 4 / np.sqrt(400) and 0.9 < noise.std() < 1.1
+    point = np.tile(U[:1], (2, 1))
+    first, second = noisy.evaluate_unit(point)
+    assert first != second  # each evaluation is a new draw, at the same point too
+    assert noisy.noisy and not clean.noisy and noisy.f_min == clean.f_min == 0.0
+
+
+@pytest.mark.parametrize("name", ["noisy_shifted_ackley", "noisy_lunar_lander"])
+def test_noisy_draws_are_reproducible_per_seed(name):
+    dim = TASKS.get(name, 10)
+    U = np.random.default_rng(1).random((3, dim))
+    a, b, c = (make_problem(name, dim, seed=s) for s in (5, 5, 6))
+    draws = [np.concatenate([p.evaluate_unit(U[:1]), p.evaluate_unit(U)]) for p in (a, b, c)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert not np.allclose(draws[0], draws[2])
+    assert draws[0][0] != draws[0][1]  # the same point, evaluated again: a new draw
+
+
+class _SeedRecorder:
+    """Wraps a gymnasium environment and records the seed of every reset."""
+
+    def __init__(self, env, seeds):
+        self.env, self.seeds = env, seeds
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+        return self.env.reset(seed=seed)
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+
+def test_noisy_lunar_lander_trains_and_scores_on_disjoint_episodes(monkeypatch):
+    gymnasium = pytest.importorskip("gymnasium")
+    seeds: list[int] = []
+    make = gymnasium.make
+    monkeypatch.setattr(gymnasium, "make", lambda env_id: _SeedRecorder(make(env_id), seeds))
+    p = make_problem("noisy_lunar_lander", 12, seed=0)
+    gymnasium_constants = np.array([0.5, 1.0, 0.4, 0.55, 0.5, 1.0, 0.5, 0.5, 0.0, 0.5, 0.05,
+                                    0.05])
+    draws = p(np.tile(gymnasium_constants, (8, 1)))
+    training = list(seeds)
+    true_value = p.noise_free(gymnasium_constants)[0]
+    held_out = seeds[len(training):]
+    assert len(training) == 8 and len(set(training)) == 8  # one fresh episode per evaluation
+    assert held_out == p.info["held_out_episode_seeds"] and len(set(held_out)) == 50
+    assert not set(training) & set(held_out)
+    assert p.noise_free(gymnasium_constants)[0] == true_value  # the same episodes each time
+    assert len(set(draws)) == 8 and true_value not in draws
+    assert true_value < -100  # the heuristic lands on average over the held-out terrains
