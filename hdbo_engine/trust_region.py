@@ -3,46 +3,26 @@
 The rule of TuRBO (Eriksson, Pearce, Gardner, Turner, Poloczek, "Scalable
 Global Optimization via Local Bayesian Optimization", NeurIPS 2019, Sec. 2):
 a hyper-rectangle of side ``length`` (in unit-cube coordinates) centred on the
-best point so far. After ``success_tol`` consecutive improvements the side
-doubles (at most ``length_max``); after ``failure_tol`` consecutive
-non-improvements it halves. When it falls below ``length_min`` the region
-*restarts*: TuRBO then discards its data and draws a new design; here the
-side returns to ``length_init`` around the same incumbent and the algorithm
-keeps its global model, which then knows the collapsed neighbourhood (a
-restart counter is kept for diagnostics).
+best point so far. After ``success_tol`` [3] consecutive improvements the side
+doubles (at most ``length_max`` [1.6]); after ``failure_tol`` consecutive
+non-improvements it halves. An improvement is a finite value below the best
+observed value minus ``1e-3 |best|`` (TuRBO's threshold). TuRBO's candidates,
+the incumbent with each coordinate redrawn in the region with probability
+``min(1, 20 / D)``, are :func:`perturbation_candidates`.
 
-None of the four papers has a trust region; the engine algorithms use this
-one, optionally, to confine their acquisition search (the "practical"
-preset), which measured better at D >= 100 with a few hundred evaluations
-(each algorithm's docstring gives its numbers).
+None of the four papers has a trust region; the engine algorithms use this one
+in their "practical" preset to confine their acquisition search.
 
-An improvement is a finite value below the best observed value minus
-``1e-3 |best|`` (TuRBO's threshold). Only model-based proposals count: told
-points whose meta marks them as the initial design are skipped, so the
-region's state is a function of the told history and the metas, and an
-optimizer rebuilt from its history has the same region.
+Departures from TuRBO, one line each; the section of
+``docs/algorithms/trust-region.md`` that gives the reason and the measurement is
+in brackets:
 
-Ties [``skip_ties=True``; TuRBO has no such rule]: a told value *exactly*
-equal to the best so far is neither a success nor a failure. Such a move
-changed nothing the objective sees: it moved only coordinates the objective
-ignores (an inactive parameter, Hartmann6 scattered in 300-D) or an integer
-parameter that rounds back to the incumbent's value, and says nothing about
-the step length. Counted as failures, these flat moves halved the region on
-``hd``'s scattered Hartmann6 (D = 300, 6 active coordinates) down to side
-0.0125 by evaluation 240, so that a move in the active coordinates was then
-too short to leave the incumbent's basin (CobBO, seed 1: best -1.087 at 240).
-On a problem without exact ties nothing changes: CobBO on shifted Ackley
-(seed 0, 250 evaluations) and BKB on rover (seed 0, 300) reproduce their
-committed ``hd`` cells exactly, and no cell of our four on ``hd``, ``d100``
-or ``bbob`` repeats its best value after the initial design except on the
-two Hartmann6 problems and LunarLander. Measured there (session 18,
-``hdbo bench`` on those groups, seeds 0-2 on ``hd``, 0-4 on ``d100``, against
-the committed cells), median before -> after: scattered Hartmann6, BKB
--3.3170 -> -3.3205 (all three seeds better), GO-UCB -3.3218 -> -3.3187 (seed
-0 -3.3218 -> -3.3118), MS-UCB -3.3220 unchanged (its proposals never tie);
-``d100``'s Hartmann6 BKB -3.3214 -> -3.3213, GO-UCB -3.3222 -> -3.3218,
-MS-UCB unchanged; LunarLander unchanged for all three. CobBO, with its flat
-backoff: the ``cobbo`` module docstring, "Flat blocks".
+* Below ``length_min`` [2^-7] the side returns to ``length_init`` [0.8] around the same
+  incumbent and the global model is kept [#restart].
+* Initial-design points (meta ``init``) are not counted [#only-model-proposals-count].
+* The algorithms pass their own ``failure_tol`` (TuRBO: ``max(4, D)``) [#failure-tolerance].
+* ``skip_ties=True``: a value exactly equal to the best is neither a success nor a
+  failure [#ties].
 """
 
 from __future__ import annotations
