@@ -1,18 +1,21 @@
-"""The ``hdbo`` command: run, demo, bench, report, plot and reproduce.
+"""The hdbo command: run, demo, bench, report, plot and reproduce.
 
-``hdbo run --algo cobbo --problem ackley --dim 100 --budget 200 --seed 0 --out DIR``
-writes ``DIR/trajectory.csv`` (one row per evaluation: value, best so far,
-ask time), ``DIR/summary.json`` and ``DIR/convergence.png`` (with matplotlib).
-``hdbo demo`` compares BKB with Optuna's TPE and random search in one figure.
-
-``hdbo bench --suite d100 --out DIR`` runs a benchmark suite against the peer
-libraries (:mod:`hdbo_cli.bench`), resumably; ``hdbo report DIR`` writes
-its tables as Markdown and ``hdbo plot DIR`` its convergence and time plots.
-``hdbo reproduce NAME`` runs one paper's headline experiment
-(:mod:`hdbo_cli.reproduce`; ``--list`` names them) and writes its JSON and PNG.
+  hdbo run --algo cobbo --problem ackley --dim 100 --budget 200 --seed 0 --out DIR
+      writes DIR/trajectory.csv (one row per evaluation: value, best so far,
+      ask time), DIR/summary.json and DIR/convergence.png (with matplotlib).
+  hdbo demo
+      compares BKB with Optuna's TPE and random search in one figure.
+  hdbo bench --suite d100 --out DIR
+      runs a benchmark suite against the peer libraries, resumably.
+  hdbo report DIR
+      writes the suite's tables as Markdown; hdbo plot DIR draws its
+      convergence and time plots.
+  hdbo reproduce NAME
+      runs one paper's headline experiment (--list names them) and writes its
+      JSON and PNG.
 
 A mistake in the command line (a bad value, a problem that needs a larger
-``--dim``, a folder that cannot be created) is reported as one line on stderr
+--dim, a folder that cannot be created) is reported as one line on stderr
 naming the option, with exit code 2, before anything runs.
 """
 
@@ -264,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--algo", default="cobbo", choices=available(),
                      help="engine algorithm (gpucb and random are the papers' baselines)")
     run.add_argument("--problem", default="ackley", choices=problem_names(),
-                     help="benchmark function (hdbo_cli.problems); branin and camelback "
+                     help="benchmark function; branin and camelback "
                           "need --dim >= 2, hartmann6 --dim >= 6")
     run.add_argument("--dim", type=positive, default=100, help="number of parameters D")
     run.add_argument("--budget", type=positive, default=200, help="number of evaluations")
@@ -316,8 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=_cmd_bench)
 
-    report = command("report", "Markdown tables from `hdbo bench` output folders")
-    report.add_argument("dirs", nargs="+", metavar="DIR", help="`hdbo bench` output folders")
+    report = command("report", "Markdown tables from hdbo bench output folders")
+    report.add_argument("dirs", nargs="+", metavar="DIR", help="hdbo bench output folders")
     report.add_argument("--output", default=None,
                         help="file to write (default: report.md in the first DIR)")
     report.add_argument("--preface", default=None,
@@ -327,8 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: DIR/plots)")
     report.set_defaults(func=_cmd_report)
 
-    plot = command("plot", "convergence and time-per-ask PNGs of an `hdbo bench` folder")
-    plot.add_argument("dir", metavar="DIR", help="an `hdbo bench` output folder")
+    plot = command("plot", "convergence and time-per-ask PNGs of an hdbo bench folder")
+    plot.add_argument("dir", metavar="DIR", help="an hdbo bench output folder")
     plot.add_argument("--out-dir", default=None, help="folder for the PNGs (default: DIR/plots)")
     plot.set_defaults(func=_cmd_plot)
 
