@@ -350,7 +350,8 @@ class BKB(Optimizer):
 
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
         """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop), from
-        the latest state recorded in ``metas`` when one matches (module docstring, "Rebuild")."""
+        the latest state recorded in ``metas`` when one matches (docs/algorithms/bkb.md,
+        "Randomness and rebuild")."""
         n0 = self.n_told - len(X)
         start = self._restore(n0, metas)
         for j in range(start - n0, len(X)):
@@ -451,7 +452,8 @@ class BKB(Optimizer):
         return i if gap[i] <= 1e-9 else -1
 
     def _refit(self, n: int) -> None:
-        """Hyperparameter checkpoint at n evaluations (module docstring, "Kernel")."""
+        """Hyperparameter checkpoint at n evaluations
+        (docs/algorithms/bkb.md, "Kernel and refits")."""
         if self._n_fitted + max(1, int(self.refit_growth * self._n_fitted)) > n:
             return
         self._n_fitted = n
@@ -477,7 +479,8 @@ class BKB(Optimizer):
 
     def _fit_gp(self, X: np.ndarray, y: np.ndarray) -> GP:
         """MAP fit from the prior mode and, once fitted, also from the previous
-        hyperparameters; the higher posterior on (X, y) wins (module docstring, "Kernel")."""
+        hyperparameters; the higher posterior on (X, y) wins (docs/algorithms/bkb.md,
+        "Kernel and refits")."""
         gp = GP(self.dim, kernel_type=self.kernel_type)
         if self._gp.fitted:
             gp.params, gp.fitted = self._gp.params, True
@@ -528,7 +531,7 @@ class BKB(Optimizer):
         in the dictionary and the kernel is unchanged; None in the continuous box.
 
         Each step then computes kernel values only for locations new to ``S_t``
-        (``A D`` each) instead of ``A m D`` (module docstring, "Cost").
+        (``A D`` each) instead of ``A m D`` (docs/algorithms/bkb.md, "Cost per step").
         """
         if self.arms is None:
             return None

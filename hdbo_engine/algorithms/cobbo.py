@@ -177,8 +177,8 @@ class CobBO(Optimizer):
         [None: max(4, min(D, 16))].
     flat_backoff: draw a new block as soon as a query in the current one
         returns exactly the pivot's value [practical True, paper False]
-        (module docstring, "Flat blocks").
-    preset: "practical" [default] or "paper" (module docstring, "Presets").
+        (docs/algorithms/cobbo.md, "Flat blocks").
+    preset: "practical" [default] or "paper" (docs/algorithms/cobbo.md, "Presets").
     n_candidates, restarts: acquisition scoring points and L-BFGS-B starts [256, 5].
     fit_maxiter: stage-2 hyperparameter fit iterations [30].
     budget: T of Sec. 3.2 [None: 1000]. n_init: initial design [20].

@@ -262,7 +262,7 @@ class _LowRankBall:
 class GOUCB(Optimizer):
     """GO-UCB (Liu & Wang, ICML 2023, Algorithm 1); see the module docstring.
 
-    Presets (module docstring, "Presets"): ``"paper"`` is App. D.1's
+    Presets (docs/algorithms/goucb.md, "Presets"): ``"paper"`` is App. D.1's
     configuration: ``beta="paper"``, ``n_init`` = ceil(sqrt(T)) uniform points
     (``init_centre=False``), the 25-unit sigmoid network fitted once after
     Phase I by least squares (``refit_every=0``), the
