@@ -119,7 +119,8 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--algo", default="random", help="engine algorithm of HDBOSampler")
     parser.add_argument("--storage", default=None,
-                        help="PostgreSQL URL (default: a throwaway local server)")
+                        help="PostgreSQL URL, postgresql://user:password@host/dbname "
+                             "(default: a throwaway local server)")
     parser.add_argument("--out", type=Path, default=Path("bench_out/postgres_load"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

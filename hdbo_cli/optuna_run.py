@@ -1,14 +1,20 @@
 """``hdbo run --frontend optuna``: a benchmark problem as an Optuna study, N worker processes.
 
-``run_optuna(args)`` optimises ``make_problem(args.problem, args.dim)`` over
+``run_optuna(args)`` optimises ``make_problem(args.problem, args.dim, args.seed)`` over
 parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
 ``HDBOSampler(args.algo, seed=args.seed, budget=args.budget)``:
 
 * **Storage**: ``args.storage`` is any Optuna RDB URL (``sqlite:///file.db``,
-  ``postgresql://...``, ``mysql://...``) or a path ending in ``.log`` /
-  ``.jsonl`` / ``.journal`` for a ``JournalFileStorage``; the default is the
-  SQLite file ``OUT/optuna.db``. SQLite connections wait up to 60 s for the
-  write lock, so several local workers can share one file.
+  ``postgresql://user:password@host/dbname``, ``mysql://...``) or a path
+  ending in ``.log`` / ``.jsonl`` / ``.journal`` for a ``JournalFileStorage``;
+  the default is the SQLite file ``OUT/optuna.db``. SQLite connections wait up
+  to 60 s for the write lock, so several local workers can share one file.
+  ``postgresql://`` URLs use SQLAlchemy's default PostgreSQL driver, psycopg 3
+  (the ``postgres`` extra), and give up connecting after 30 s unless the URL
+  sets ``?connect_timeout=``. A storage that cannot be opened (unknown
+  scheme, missing driver, unreachable server, unknown database) is a
+  ValueError naming the URL with its password shown as ``***``
+  (:func:`display_url`); messages and ``summary.json`` show URLs that way too.
 * **Heartbeat**: on RDB storages every running trial records a heartbeat
   every ``args.heartbeat`` seconds [30; 0 disables], and each worker, before
   each trial, fails the RUNNING trials whose heartbeat is older than twice
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import re
 import sys
 import time
 import warnings
@@ -59,19 +66,52 @@ from tqdm.auto import tqdm
 from .runs import write_run
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
+# ``scheme://user:PASSWORD@``: the password runs to the last "@" before any query string, so
+# a password with an unescaped "@" or "/" is hidden whole; ``?password=`` in the query too.
+_URL_PASSWORD = re.compile(r"^([\w+.-]+://[^:/]*:)[^?]*@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*")
+_PG_CONNECT_TIMEOUT_S = 30
+_LIBPQ_SCHEMES = ("postgresql", "postgresql+psycopg", "postgresql+psycopg2")  # connect_timeout
 
 
 def default_study_name(args: argparse.Namespace) -> str:
     return f"{args.algo}-{args.problem}-d{args.dim}-s{args.seed}"
 
 
+def display_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``, for messages and ``summary.json``.
+
+    ``postgresql://user:secret@host/db`` -> ``postgresql://user:***@host/db``;
+    URLs without a password and journal file paths are returned unchanged.
+    """
+    return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", url))
+
+
+def _connect_failure(err: BaseException, url: str) -> str:
+    """One line saying why the storage at ``url`` could not be opened."""
+    if isinstance(err, ImportError):
+        missing = err.__cause__ or err  # Optuna wraps the driver's ImportError
+        hint = (" (the `postgres` extra installs it: pip install 'hdbo[postgres]')"
+                if url.startswith("postgresql://") else "")
+        return f"the database driver is not installed: {missing}{hint}"
+    detail = str(getattr(err, "orig", None) or err)  # the driver's own message, if any
+    lines = [line.strip() for line in detail.splitlines() if line.strip()]
+    reason = lines[0] if lines else type(err).__name__
+    if url.startswith(("postgres://", "postgres+")):
+        reason += "; PostgreSQL URLs start with postgresql://"
+    return reason
+
+
 def make_storage(url: str, heartbeat: int = 0) -> Any:
     """An Optuna storage for an RDB URL or a journal file path (module docstring).
 
     ``heartbeat`` > 0 sets ``RDBStorage(heartbeat_interval=heartbeat)`` (grace
-    period ``2 * heartbeat``) on RDB URLs; journal files ignore it.
+    period ``2 * heartbeat``) on RDB URLs; journal files ignore it. An RDB
+    storage that cannot be opened raises ValueError
+    ``storage: cannot connect to URL: REASON`` (password hidden).
     """
     import optuna
+    from sqlalchemy.exc import SQLAlchemyError
 
     if "://" not in url:
         if not url.endswith(_JOURNAL_SUFFIXES):
@@ -83,11 +123,17 @@ def make_storage(url: str, heartbeat: int = 0) -> Any:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+    elif url.split("://")[0] in _LIBPQ_SCHEMES and "connect_timeout=" not in url:
+        kwargs["engine_kwargs"] = {"connect_args": {"connect_timeout": _PG_CONNECT_TIMEOUT_S}}
     if heartbeat > 0:
         kwargs["heartbeat_interval"] = heartbeat
-    with warnings.catch_warnings():  # heartbeat_interval is an "experimental" argument
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        return optuna.storages.RDBStorage(url, **kwargs)
+    try:
+        with warnings.catch_warnings():  # heartbeat_interval is an "experimental" argument
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.storages.RDBStorage(url, **kwargs)
+    except (ImportError, SQLAlchemyError) as err:
+        raise ValueError(f"storage: cannot connect to {display_url(url)}: "
+                         f"{_connect_failure(err, url)}") from err
 
 
 def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, dim: int,
@@ -103,7 +149,7 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
     from hdbo_cli.problems import make_problem
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    prob = make_problem(problem, dim)
+    prob = make_problem(problem, dim, seed)
     sampler = HDBOSampler(algo, seed=seed, budget=budget)
     study = optuna.load_study(study_name=study_name, storage=make_storage(url, heartbeat),
                               sampler=sampler)
@@ -142,7 +188,7 @@ def run_optuna(args: argparse.Namespace) -> int:
     from hdbo_engine import get_algorithm
 
     get_algorithm(args.algo)  # unknown or missing algorithms fail here, before any worker
-    prob = make_problem(args.problem, args.dim)
+    prob = make_problem(args.problem, args.dim, args.seed)
     for name, low in (("budget", 1), ("workers", 1), ("heartbeat", 0)):
         value = getattr(args, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -157,8 +203,8 @@ def run_optuna(args: argparse.Namespace) -> int:
     config = {"algo": args.algo, "problem": args.problem, "dim": args.dim, "seed": args.seed}
     stored = {k: study.user_attrs[k] for k in config if k in study.user_attrs}
     if stored and stored != config:
-        raise ValueError(f"study_name: study {study_name!r} in {url} was run with {stored}, "
-                         f"not {config}; use another --study-name")
+        raise ValueError(f"study_name: study {study_name!r} in {display_url(url)} was run "
+                         f"with {stored}, not {config}; use another --study-name")
     for key, value in config.items():
         study.set_user_attr(key, value)
 
@@ -193,8 +239,8 @@ def run_optuna(args: argparse.Namespace) -> int:
         failed = [p.exitcode for p in procs if p.exitcode != 0]
         if failed:
             print(f"hdbo run --frontend optuna: {len(failed)} worker process(es) failed (exit "
-                  f"codes {failed}); completed trials are kept in {url}, re-run to resume",
-                  file=sys.stderr)
+                  f"codes {failed}); completed trials are kept in {display_url(url)}, "
+                  f"re-run to resume", file=sys.stderr)
             return 1
     trials = complete()
     values = [float(t.value) for t in trials]
@@ -202,7 +248,7 @@ def run_optuna(args: argparse.Namespace) -> int:
         "algo": args.algo, "problem": args.problem, "dim": args.dim, "budget": args.budget,
         "seed": args.seed, "values": values,
         "ask_times": [float(t.user_attrs.get("sampler_time_s", float("nan"))) for t in trials],
-        "frontend": "optuna", "storage": url, "study_name": study_name,
+        "frontend": "optuna", "storage": display_url(url), "study_name": study_name,
         "workers": args.workers, "n_complete": len(values), "f_min": prob.f_min,
         "best": min(values, default=None), "total_time": time.perf_counter() - start,
     }

@@ -2,13 +2,16 @@
 
 ``with ThrowawayPostgres() as url:`` runs ``initdb`` in a new temporary
 directory, starts the server with ``pg_ctl`` on a free port of 127.0.0.1
-(trust authentication, no fsync: a test server), yields a SQLAlchemy URL for
-Optuna's ``RDBStorage`` and removes everything on exit. PostgreSQL refuses to
+(trust authentication, no fsync: a test server), yields its URL in the form
+the README documents, ``postgresql://user@host:port/dbname`` (no ``+driver``:
+SQLAlchemy's default driver, psycopg 3, from the ``postgres`` extra), for
+Optuna's ``RDBStorage`` and ``psycopg.connect`` alike, and removes everything
+on exit. PostgreSQL refuses to
 run as root, so under root the server runs as the ``postgres`` system user
 (created by the Debian package), or ``nobody``, owning the directory.
 
 :func:`missing_reason` says why no server can be started here (no server
-binaries, no ``psycopg2``), for a clear pytest skip.
+binaries, no ``psycopg``), for a clear pytest skip.
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ def missing_reason() -> str | None:
     if server_bin() is None:
         return f"PostgreSQL server binaries (initdb, pg_ctl) not found: {_INSTALL_HINT}"
     try:
-        import psycopg2  # noqa: F401
+        import psycopg  # noqa: F401
     except ImportError:
-        return f"psycopg2 is not installed: {_INSTALL_HINT}"
+        return f"psycopg (3) is not installed: {_INSTALL_HINT}"
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on (at the time of the call)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -71,8 +75,8 @@ class ThrowawayPostgres:
         if os.geteuid() == 0:
             self._user = next(u for u in ("postgres", "nobody") if _has_user(u))
         self.root = Path(tempfile.mkdtemp(prefix="hdbo-pg-"))
-        self.port = _free_port()
-        self.url = f"postgresql+psycopg2://hdbo@127.0.0.1:{self.port}/postgres"
+        self.port = free_port()
+        self.url = f"postgresql://hdbo@127.0.0.1:{self.port}/postgres"
 
     def _run(self, *args: str) -> None:
         kwargs = {} if self._user is None else {"user": self._user}

@@ -25,16 +25,11 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture
 def postgres_url(postgres_server: str) -> str:
     """A new, empty database on the session's server, as a SQLAlchemy URL."""
-    import psycopg2
+    import psycopg
 
     name = f"hdbo_test_{next(_DATABASES)}"
-    conn = psycopg2.connect(postgres_server.replace("postgresql+psycopg2", "postgresql"))
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(f"CREATE DATABASE {name}")
-    finally:
-        conn.close()
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
     return postgres_server.rsplit("/", 1)[0] + f"/{name}"
 
 
