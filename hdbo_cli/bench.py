@@ -5,12 +5,18 @@ lists groups of cells; a cell is one (problem, dimension, budget, method,
 seed). Every method optimises the same problem on the unit cube with the same
 budget and seeds, through its own library's ask/tell interface:
 
-* ours, through the engine: ``msucb``, ``cobbo``, ``goucb``, ``bkb`` (default
-  preset), ``msucb-paper``, ... (``preset="paper"``, each paper's exact
-  configuration), and the engine baselines ``gpucb`` and ``random``;
+* ours, through the engine: every algorithm of :mod:`hdbo_engine.registry`
+  other than the baselines (``auto``, ``msucb``, ``cobbo``, ``goucb``,
+  ``bkb``, ...; default preset), ``<name>-paper`` for each whose presets
+  include ``"paper"`` (each paper's exact configuration), and the engine
+  baselines ``gpucb`` and ``random`` (random search);
 * peers: ``optuna-tpe`` (TPESampler, multivariate), ``optuna-gp`` (GPSampler),
   ``optuna-cmaes`` (CmaEsSampler), ``skopt-gp`` (``skopt.Optimizer`` with its
-  GP), ``ng-ngopt`` and ``ng-cma`` (Nevergrad NGOpt and CMA).
+  GP), ``ng-ngopt`` and ``ng-cma`` (Nevergrad NGOpt and CMA), and ``botorch``
+  (vanilla BoTorch as its documentation sets it up: ``SingleTaskGP`` with its
+  default priors and a standardised outcome, ``qLogNoisyExpectedImprovement``,
+  ``optimize_acqf`` with 10 restarts from 512 raw samples, after a scrambled
+  Sobol design of 20 points; double precision).
 
 Optimizer time per evaluation is ask plus tell (skopt fits its model in
 ``tell``, Nevergrad's CMA updates there); the objective is never inside it.
@@ -21,7 +27,8 @@ memory reported for a cell is that cell's alone. Output layout under ``OUT``::
     command.txt                     the commands that ran cells here, one per line
     cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s,
                                           ask_cpu_s, tell_cpu_s
-    cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine
+    cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine;
+                                          noisy problems: final_true_value, true_trace
 
 A cell is finished when its JSON exists; re-running the same command skips
 finished cells (resume). Both files are written to a temporary name and
@@ -42,6 +49,18 @@ noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
 ``coco-experiment``; D in {2, 3, 5, 10, 20, 40}). coco-experiment does not
 expose BBOB's optimal value, so for these the report measures regret from
 the lowest value any method reached.
+
+Noisy problems (``noisy_*``: each evaluation one noisy draw) are scored by
+the noise-free value of the point a method *recommends*, not by its luckiest
+draw. Every ``budget // 20`` evaluations and at a cell's last one, the
+method's recommendation is evaluated without noise (that time is outside the
+optimizer time and the time limit) and recorded as ``true_trace``
+(evaluation, noise-free value) pairs; ``final_true_value`` is the last. What
+each method recommends: ours and the engine baselines
+``Optimizer.recommend()`` (random search: its best draw), Optuna its
+``study.best_trial``, Nevergrad ``provide_recommendation()``, BoTorch the
+evaluated point of highest posterior mean, skopt its best draw. The CSV keeps
+the noisy draws.
 """
 
 from __future__ import annotations
@@ -58,7 +77,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,11 +89,30 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from hdbo_cli.problems import Problem, make_problem
 
 SUITE_DIR = Path(__file__).with_name("suites")
-OURS = ("msucb", "cobbo", "goucb", "bkb")
-PAPER = tuple(f"{m}-paper" for m in OURS)  # the same algorithms with preset="paper"
-BASELINES = ("gpucb", "random")
-PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma")
-METHODS = (*OURS, *PAPER, *BASELINES, *PEERS)
+BASELINES = ("gpucb", "random")  # engine algorithms run as yardsticks, not as ours
+PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma",
+         "botorch")
+
+
+def ours() -> tuple[str, ...]:
+    """Our algorithms: the engine registry's public ones present in this installation, in
+    registration order (``auto`` first)."""
+    from hdbo_engine.registry import available, entries
+
+    present = set(available())
+    return tuple(e.name for e in entries(public=True) if e.name in present)
+
+
+def paper_methods() -> tuple[str, ...]:
+    """``<name>-paper`` (``preset="paper"``) for each of :func:`ours` that has that preset."""
+    from hdbo_engine import get_algorithm
+
+    return tuple(f"{n}-paper" for n in ours() if "paper" in get_algorithm(n).presets)
+
+
+def methods() -> tuple[str, ...]:
+    """Every method name ``hdbo bench`` runs: ours, their paper presets, baselines, peers."""
+    return (*ours(), *paper_methods(), *BASELINES, *PEERS)
 
 
 @dataclass(frozen=True)
@@ -156,9 +194,9 @@ def load_suite(name_or_path: str) -> Suite:
         if budget < 1:
             raise ValueError(f"suite: {where}.budget must be >= 1, got {budget}")
         for method in _require(g, "methods", list, where):
-            if method not in METHODS:
+            if method not in methods():
                 raise ValueError(f"suite: {where}.methods: unknown method {method!r}; "
-                                 f"expected names from {list(METHODS)}")
+                                 f"expected names from {list(methods())}")
         pairs = [(problem, int(dim)) for problem in _require(g, "problems", list, where)
                  for dim in _require(g, "dims", list, where)]
         for problem, dim in pairs:
@@ -178,13 +216,18 @@ def load_suite(name_or_path: str) -> Suite:
 
 @dataclass(frozen=True)
 class BenchProblem:
-    """A minimisation problem on the unit cube with its known minimum (``None``: unknown)."""
+    """A minimisation problem on the unit cube with its known minimum (``None``: unknown).
+
+    ``evaluate_true_unit`` is a noisy problem's noise-free value (scoring only); ``None``
+    for a deterministic one.
+    """
 
     name: str
     dim: int
     f_min: float | None
     evaluate_unit: Callable[[np.ndarray], float]
     info: dict[str, Any] = field(default_factory=dict)
+    evaluate_true_unit: Callable[[np.ndarray], float] | None = None
 
 
 def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
@@ -210,17 +253,31 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
 
         return BenchProblem(name, dim, None, evaluate)
     prob: Problem = make_problem(name, dim, seed)
+    true_value = None
+    if prob.noisy:
+        def true_value(u: np.ndarray) -> float:
+            return float(prob.noise_free_unit(np.asarray(u))[0])
     return BenchProblem(name, dim, prob.f_min,
-                        lambda u: float(prob.evaluate_unit(np.asarray(u))[0]), prob.info)
+                        lambda u: float(prob.evaluate_unit(np.asarray(u))[0]), prob.info,
+                        true_value)
 
 
 # ---------------------------------------------------------------- methods
-# Each factory returns (ask, tell): ask() -> (x in [0, 1]^D, token); tell(token, x, y).
+# Each factory returns a Runner: ask() -> (x in [0, 1]^D, token); tell(token, x, y);
+# recommend() -> the method's answer so far (a unit-cube point), or None before any tell.
 
 AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray, float], None]]
 
 
-def _engine(name: str, dim: int, budget: int, seed: int) -> AskTell:
+class Runner(NamedTuple):
+    """A method's ask, tell and recommend (see the comment above)."""
+
+    ask: Callable[[], tuple[np.ndarray, Any]]
+    tell: Callable[[Any, np.ndarray, float], None]
+    recommend: Callable[[], np.ndarray | None]
+
+
+def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
     from hdbo_engine import get_algorithm
 
     base, paper = name.removesuffix("-paper"), name.endswith("-paper")
@@ -231,10 +288,10 @@ def _engine(name: str, dim: int, budget: int, seed: int) -> AskTell:
         (proposal,) = opt.ask()
         return proposal.x, None
 
-    return ask, lambda _token, x, y: opt.tell(x, y)
+    return Runner(ask, lambda _token, x, y: opt.tell(x, y), opt.recommend)
 
 
-def _optuna(kind: str, dim: int, budget: int, seed: int) -> AskTell:
+def _optuna(kind: str, dim: int, budget: int, seed: int) -> Runner:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -251,10 +308,16 @@ def _optuna(kind: str, dim: int, budget: int, seed: int) -> AskTell:
         trial = study.ask(dists)
         return np.array([trial.params[n] for n in names]), trial
 
-    return ask, lambda trial, _x, y: study.tell(trial, y)
+    def recommend() -> np.ndarray | None:
+        if not study.trials:
+            return None
+        params = study.best_trial.params
+        return np.array([params[n] for n in names])
+
+    return Runner(ask, lambda trial, _x, y: study.tell(trial, y), recommend)
 
 
-def _skopt_gp(dim: int, budget: int, seed: int) -> AskTell:
+def _skopt_gp(dim: int, budget: int, seed: int) -> Runner:
     from skopt import Optimizer
 
     opt = Optimizer([(0.0, 1.0)] * dim, base_estimator="GP", random_state=seed)
@@ -263,10 +326,13 @@ def _skopt_gp(dim: int, budget: int, seed: int) -> AskTell:
         x = opt.ask()
         return np.asarray(x, dtype=float), x
 
-    return ask, lambda x, _x, y: opt.tell(x, y)
+    def recommend() -> np.ndarray | None:
+        return np.asarray(opt.Xi[int(np.argmin(opt.yi))], dtype=float) if opt.yi else None
+
+    return Runner(ask, lambda x, _x, y: opt.tell(x, y), recommend)
 
 
-def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> AskTell:
+def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> Runner:
     import nevergrad as ng
 
     param = ng.p.Array(shape=(dim,), lower=0.0, upper=1.0)
@@ -278,12 +344,73 @@ def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> AskTell:
         cand = opt.ask()
         return np.clip(np.asarray(cand.value, dtype=float), 0.0, 1.0), cand
 
-    return ask, lambda cand, _x, y: opt.tell(cand, y)
+    def recommend() -> np.ndarray | None:
+        if opt.num_tell == 0:
+            return None
+        return np.clip(np.asarray(opt.provide_recommendation().value, dtype=float), 0.0, 1.0)
+
+    return Runner(ask, lambda cand, _x, y: opt.tell(cand, y), recommend)
 
 
-def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
-    """The (ask, tell) pair of ``method`` for a ``dim``-dimensional unit-cube problem."""
-    if method in OURS or method in PAPER or method in BASELINES:
+BOTORCH_SOBOL_POINTS = 20
+
+
+def _botorch(dim: int, budget: int, seed: int) -> Runner:
+    """Vanilla BoTorch (module docstring) on the unit cube; BoTorch maximises ``-y``."""
+    import torch
+    from botorch.acquisition.logei import qLogNoisyExpectedImprovement
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from botorch.models.transforms.outcome import Standardize
+    from botorch.optim import optimize_acqf
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    torch.manual_seed(seed)
+    design = torch.quasirandom.SobolEngine(dim, scramble=True, seed=seed).draw(
+        min(BOTORCH_SOBOL_POINTS, budget), dtype=torch.double)
+    bounds = torch.stack([torch.zeros(dim, dtype=torch.double),
+                          torch.ones(dim, dtype=torch.double)])
+    X: list[np.ndarray] = []
+    Y: list[float] = []
+    asked = 0
+
+    def fitted() -> tuple[SingleTaskGP, torch.Tensor]:
+        train_X = torch.tensor(np.array(X), dtype=torch.double)
+        train_Y = -torch.tensor(Y, dtype=torch.double).unsqueeze(-1)
+        model = SingleTaskGP(train_X, train_Y, outcome_transform=Standardize(m=1))
+        fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+        return model, train_X
+
+    def ask() -> tuple[np.ndarray, Any]:
+        nonlocal asked
+        asked += 1
+        if asked <= len(design):
+            return design[asked - 1].numpy(), None
+        model, train_X = fitted()
+        acq = qLogNoisyExpectedImprovement(model, X_baseline=train_X, prune_baseline=True)
+        candidate, _ = optimize_acqf(acq, bounds=bounds, q=1, num_restarts=10, raw_samples=512,
+                                     options={"sample_around_best": True})
+        return candidate[0].detach().numpy(), None
+
+    def tell(_token: Any, x: np.ndarray, y: float) -> None:
+        X.append(np.asarray(x, dtype=float))
+        Y.append(float(y))
+
+    def recommend() -> np.ndarray | None:
+        """The evaluated point of highest posterior mean (of ``-y``)."""
+        if not X:
+            return None
+        model, train_X = fitted()
+        with torch.no_grad():
+            mean = model.posterior(train_X).mean.squeeze(-1)
+        return X[int(torch.argmax(mean))].copy()
+
+    return Runner(ask, tell, recommend)
+
+
+def make_runner(method: str, dim: int, budget: int, seed: int) -> Runner:
+    """The :class:`Runner` of ``method`` for a ``dim``-dimensional unit-cube problem."""
+    if method in ours() or method in paper_methods() or method in BASELINES:
         return _engine(method, dim, budget, seed)
     if method.startswith("optuna-"):
         return _optuna(method, dim, budget, seed)
@@ -291,7 +418,15 @@ def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
         return _skopt_gp(dim, budget, seed)
     if method.startswith("ng-"):
         return _nevergrad(method, dim, budget, seed)
-    raise ValueError(f"method: unknown name {method!r}; expected one of {list(METHODS)}")
+    if method == "botorch":
+        return _botorch(dim, budget, seed)
+    raise ValueError(f"method: unknown name {method!r}; expected one of {list(methods())}")
+
+
+def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
+    """The (ask, tell) pair of ``method`` for a ``dim``-dimensional unit-cube problem."""
+    runner = make_runner(method, dim, budget, seed)
+    return runner.ask, runner.tell
 
 
 # ---------------------------------------------------------------- running
@@ -325,10 +460,14 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
         return json.loads(json_path.read_text())
     problem = make_bench_problem(cell.problem, cell.dim, cell.seed)
     start = time.perf_counter()
-    ask, tell = make_method(cell.method, cell.dim, cell.budget, cell.seed)
+    ask, tell, recommend = make_runner(cell.method, cell.dim, cell.budget, cell.seed)
     setup_s = time.perf_counter() - start
     rows, opt_time, opt_cpu, status = [], 0.0, 0.0, "done"
     best = np.inf
+    true_trace: list[tuple[int, float]] = []
+    recommended: np.ndarray | None = None
+    recommend_cpu = 0.0
+    every = max(1, cell.budget // 20)
     for i in range(cell.budget):
         c0, t0 = time.process_time(), time.perf_counter()
         x, token = ask()
@@ -342,10 +481,19 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
                     f"{c1 - c0:.6f},{c3 - c2:.6f}")
         opt_time += (t1 - t0) + (t3 - t2)
         opt_cpu += (c1 - c0) + (c3 - c2)
-        if cell.time_limit_s is not None and opt_cpu > cell.time_limit_s and i + 1 < cell.budget:
+        stop = (cell.time_limit_s is not None and opt_cpu > cell.time_limit_s
+                and i + 1 < cell.budget)
+        if problem.evaluate_true_unit is not None and (
+                (i + 1) % every == 0 or stop or i + 1 == cell.budget):
+            c0 = time.process_time()
+            recommended = recommend()
+            recommend_cpu += time.process_time() - c0
+            if recommended is not None:
+                true_trace.append((i + 1, problem.evaluate_true_unit(recommended)))
+        if stop:
             status = "timeout"
             break
-    del ask, tell  # Nevergrad's recast optimizers stop their worker thread when collected
+    del ask, tell, recommend  # Nevergrad's recast optimizers stop their thread when collected
     gc.collect()
     csv_path, json_path = cell.paths(out)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
@@ -359,6 +507,10 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
                "wall_time_s": time.perf_counter() - start,
                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                "problem_info": problem.info,
+               **({} if problem.evaluate_true_unit is None else {
+                   "final_true_value": true_trace[-1][1] if true_trace else None,
+                   "recommended": None if recommended is None else recommended.tolist(),
+                   "true_trace": true_trace, "recommend_cpu_s": recommend_cpu}),
                "machine": machine_info(),
                "load_average_1min": os.getloadavg()[0],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}

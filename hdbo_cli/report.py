@@ -12,9 +12,26 @@ the minimum is unknown (BBOB), so it is positive whatever the sign of the values
 by the peer's, and our median time per ask by the peer's, both taken over
 the evaluations every seed of both methods reached (time per ask grows with
 the history, so a method stopped early is not flattered by its missing late
-asks); below 1 means we are better. Only finished cells (status ``done``) enter the value tables; a
-cell stopped by the suite's time limit is listed as DNF with the
+asks); below 1 means we are better. Only finished cells (status ``done``) enter the value
+tables; a cell stopped by the suite's time limit is listed as DNF with the
 evaluations it reached.
+
+Noisy groups (``noisy_*`` problems) are scored by the noise-free value of the
+point each method recommends at the end (:mod:`hdbo_cli.bench`), not by its
+best noisy draw.
+
+The count (:func:`targets`). ``auto`` is counted alone, never the best of our
+algorithms picked per group afterwards: a group is won when Auto's median is
+lower than the median of *every* peer the suite lists for that group (random
+search and the other libraries' optimizers, :data:`REFERENCE_PEERS`). A listed
+peer without cells for every seed of the group makes the group *incomplete*,
+not won. Two methods are compared at equal evaluations: on each seed, both at
+the fewer evaluations either reached (a cell stopped by the time limit
+compares with Auto's best so far at the evaluation it reached; in noisy groups,
+the noise-free value of the recommendation at the last checkpoint not after
+it); a stopped cell is never dropped. Auto's floor, per group: a lower median
+than random search's and than TPE's, and a median no worse than the median of
+the four single algorithms' medians (:data:`SINGLE_ALGORITHMS`).
 """
 
 from __future__ import annotations
@@ -26,20 +43,51 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from .bench import METHODS, OURS, PEERS
+from .bench import PEERS, methods, ours
+
+REFERENCE_PEERS = ("random", *PEERS)  # what Auto must beat, where the suite lists them
+SINGLE_ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")  # Auto's floor: the median of these
+
+
+@dataclass
+class CellRun:
+    """One cell as the count needs it: evaluations reached, best-so-far curve and, for a
+    noisy problem, the noise-free values of its recommendations (evaluation, value)."""
+
+    evaluations: int
+    curve: np.ndarray
+    true_trace: np.ndarray | None = None
+
+    def value_at(self, evaluation: int) -> float:
+        """The best so far after ``evaluation`` evaluations; for a noisy problem the
+        noise-free value of the recommendation at the last checkpoint not after it (NaN if
+        none)."""
+        if self.true_trace is None:
+            return float(self.curve[evaluation - 1])
+        before = self.true_trace[self.true_trace[:, 0] <= evaluation]
+        return float(before[-1, 1]) if len(before) else np.nan
 
 
 @dataclass
 class GroupStats:
-    """Per method: final bests, per-evaluation times, trajectories and statuses of one group."""
+    """Per method: final bests, per-evaluation times, trajectories and statuses of one group.
+
+    ``best`` holds finished cells' final values (noisy groups: the noise-free value of the
+    final recommendation); ``runs`` every cell by seed; ``listed`` the methods the suite
+    lists for the group (empty: not known, the methods that have cells count instead).
+    """
 
     problem: str
     dim: int
     budget: int
     f_min: float | None
+    noise: str | None = None
+    listed: list[str] = field(default_factory=list)
+    runs: dict[str, dict[int, CellRun]] = field(default_factory=lambda: defaultdict(dict))
     best: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     times: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
     curves: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
@@ -53,7 +101,26 @@ class GroupStats:
 
     def methods(self) -> list[str]:
         seen = set(self.best) | set(self.dnf)
-        return [m for m in METHODS if m in seen]
+        return [m for m in methods() if m in seen]
+
+    def medians_at_equal_evaluations(self, compared: list[str]) -> dict[str, float] | None:
+        """Median over seeds of each method's value when, on each seed, every one of
+        ``compared`` is taken at the fewest evaluations any of them reached there.
+
+        None when one of them lacks a cell for a seed that some method of the group has
+        (or, in a noisy group, has no recommendation scored by then).
+        """
+        seeds = set().union(*(set(r) for r in self.runs.values()))
+        if not seeds or any(set(self.runs.get(m, {})) != seeds for m in compared):
+            return None
+        values: dict[str, list[float]] = {m: [] for m in compared}
+        for s in sorted(seeds):
+            reached = min(self.runs[m][s].evaluations for m in compared)
+            for m in compared:
+                values[m].append(self.runs[m][s].value_at(reached))
+        if any(np.isnan(v).any() for v in values.values()):
+            return None
+        return {m: float(np.median(v)) for m, v in values.items()}
 
     @property
     def f_ref(self) -> float:
@@ -86,10 +153,12 @@ class GroupStats:
 def load_results(out: Path) -> list[GroupStats]:
     """Read every finished cell under ``out/cells`` into per-group statistics."""
     groups: dict[str, GroupStats] = {}
+    listed = _listed_methods(out)
     for json_path in sorted((out / "cells").glob("*/*/seed*.json")):
         s = json.loads(json_path.read_text())
-        g = groups.setdefault(s["group"], GroupStats(s["problem"], s["dim"], s["budget"],
-                                                     s["f_min"]))
+        g = groups.setdefault(s["group"], GroupStats(
+            s["problem"], s["dim"], s["budget"], s["f_min"],
+            noise=s.get("problem_info", {}).get("noise"), listed=listed.get(s["group"], [])))
         with open(json_path.with_suffix(".csv")) as fh:
             data = np.array([[float(r["best_so_far"]), _ask_tell_seconds(r)]
                              for r in csv.DictReader(fh)]).reshape(-1, 2)
@@ -98,11 +167,27 @@ def load_results(out: Path) -> list[GroupStats]:
         g.rss[m].append(s["peak_rss_mib"])
         g.total[m].append(s.get("optimizer_cpu_s", s["optimizer_time_s"]))
         g.curves[m].append(data[:, 0])  # a DNF curve is drawn as far as it got
+        noisy = "final_true_value" in s
+        trace = np.array(s["true_trace"], dtype=float).reshape(-1, 2) if noisy else None
+        g.runs[m][int(s["seed"])] = CellRun(int(s["evaluations"]), data[:, 0], trace)
         if s["status"] == "done":
-            g.best[m].append(s["best"])
+            g.best[m].append(s["final_true_value"] if noisy else s["best"])
         else:
             g.dnf[m].append(s["evaluations"])
     return [groups[k] for k in sorted(groups)]
+
+
+def _listed_methods(out: Path) -> dict[str, list[str]]:
+    """Group name -> the methods the run's suite lists for it (empty without suite.toml)."""
+    from .bench import load_suite
+
+    if not (out / "suite.toml").exists():
+        return {}
+    listed: dict[str, list[str]] = defaultdict(list)
+    for cell in load_suite(str(out / "suite.toml")).cells_by_seed:
+        if cell.method not in listed[cell.group]:
+            listed[cell.group].append(cell.method)
+    return dict(listed)
 
 
 def _header(csv_path: Path) -> str:
@@ -136,39 +221,119 @@ def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
     return "–"
 
 
-def targets(groups: list[GroupStats]) -> dict[str, object]:
-    """Per group: our best method, whether it beats every peer's median; MS-UCB/CobBO time ratios.
+def auto_verdict(g: GroupStats) -> dict[str, Any] | None:
+    """Auto against every peer the suite lists for ``g`` (module docstring), or None where
+    the group lists no Auto or no peer.
 
-    A peer that did not finish (DNF) or did not run is not counted as beaten.
+    ``status``: ``"won"``, ``"lost"`` (some peer's median at most Auto's), ``"incomplete"``
+    (not lost, but Auto or a listed peer lacks cells) or ``"no auto cells"``. ``medians``:
+    peer -> (Auto's median, the peer's), both at equal evaluations.
     """
-    wins, per_group = 0, {}
-    for g in groups:
-        ours = [m for m in OURS if g.best.get(m)]
-        peers = [m for m in PEERS if m in g.methods()]
-        if not ours or not peers:
+    listed = g.listed or g.methods()
+    peers = [m for m in listed if m in REFERENCE_PEERS]
+    if "auto" not in listed or not peers:
+        return None
+    if not g.runs.get("auto"):
+        return {"status": "no auto cells", "peers": peers, "not_beaten": [], "missing": [],
+                "medians": {}}
+    medians, not_beaten, missing = {}, [], []
+    for p in peers:
+        pair = g.medians_at_equal_evaluations(["auto", p])
+        if pair is None:
+            missing.append(p)
             continue
-        best_ours = min(ours, key=g.median_best)
-        beaten = [p for p in peers if g.best.get(p) and g.median_best(best_ours) < g.median_best(p)]
-        win = len(beaten) == len(peers)
-        wins += win
-        per_group[g.name] = {"best_ours": best_ours, "beats_all_peers": win,
-                             "not_beaten": [p for p in peers if p not in beaten]}
-    floor = {}  # issue 18: each of ours against random search and Optuna TPE
-    for m in OURS:
-        judged = [g for g in groups if g.best.get(m) and g.best.get("random")
-                  and g.best.get("optuna-tpe")]
+        medians[p] = (pair["auto"], pair[p])
+        if not pair["auto"] < pair[p]:
+            not_beaten.append(p)
+    status = "lost" if not_beaten else "incomplete" if missing else "won"
+    return {"status": status, "peers": peers, "not_beaten": not_beaten, "missing": missing,
+            "medians": medians}
+
+
+def auto_floor(g: GroupStats) -> dict[str, bool | None]:
+    """Auto's floor in ``g`` (module docstring): whether its median beats random search's
+    (``"random"``), beats TPE's (``"optuna-tpe"``), and is at most the median of
+    :data:`SINGLE_ALGORITHMS`' medians (``"single algorithms"``), each at equal evaluations;
+    None where a method's cells are missing."""
+    floor: dict[str, bool | None] = {}
+    for other in ("random", "optuna-tpe"):
+        pair = g.medians_at_equal_evaluations(["auto", other])
+        floor[other] = None if pair is None else pair["auto"] < pair[other]
+    five = g.medians_at_equal_evaluations(["auto", *SINGLE_ALGORITHMS])
+    floor["single algorithms"] = (
+        None if five is None
+        else bool(five["auto"] <= np.median([five[m] for m in SINGLE_ALGORITHMS])))
+    return floor
+
+
+def targets(groups: list[GroupStats]) -> dict[str, Any]:
+    """Auto's count and floor per group; each of ours against random search and TPE; MS-UCB's
+    and CobBO's time per ask over Optuna GPSampler's.
+
+    ``auto``: group -> :func:`auto_verdict`, for the groups that list Auto and a peer.
+    ``auto_floor``: group -> :func:`auto_floor`, for the groups where Auto has cells.
+    ``beats_random_and_tpe``: method -> (groups where its median is below both random
+    search's and TPE's, groups where the three have every seed), at equal evaluations.
+    """
+    verdicts = {g.name: v for g in groups if (v := auto_verdict(g)) is not None}
+    floors = {g.name: auto_floor(g) for g in groups if g.runs.get("auto")}
+    floor = {}
+    for m in ours():
+        compared = [g.medians_at_equal_evaluations([m, "random", "optuna-tpe"]) for g in groups]
+        judged = [c for c in compared if c is not None]
         if judged:
-            floor[m] = (sum(g.median_best(m) < min(g.median_best("random"),
-                                                   g.median_best("optuna-tpe"))
-                            for g in judged), len(judged))
+            floor[m] = (sum(c[m] < min(c["random"], c["optuna-tpe"]) for c in judged),
+                        len(judged))
     time_ratio = {}
     for m in ("msucb", "cobbo"):
         ratios = [g.time_ratio(m, "optuna-gp") for g in groups
                   if g.times.get(m) and g.times.get("optuna-gp")]
         if ratios:
             time_ratio[m] = ratios
-    return {"wins": wins, "groups": per_group, "time_ratio_vs_optuna_gp": time_ratio,
-            "beats_random_and_tpe": floor}
+    return {"auto": verdicts, "auto_floor": floors,
+            "time_ratio_vs_optuna_gp": time_ratio, "beats_random_and_tpe": floor}
+
+
+_YES_NO = {True: "yes", False: "no", None: "n/a"}
+
+
+def _auto_lines(tg: dict[str, Any]) -> list[str]:
+    """The report's Auto count, its per-group verdicts and its floor (module docstring)."""
+    verdicts, floors = tg["auto"], tg["auto_floor"]
+    if not verdicts:
+        return []
+    statuses = [v["status"] for v in verdicts.values()]
+    if all(s == "no auto cells" for s in statuses):
+        return [f"Auto beats every peer's median on: not counted, Auto has no cells yet in "
+                f"the {len(verdicts)} groups that list it.", ""]
+    won, lost = statuses.count("won"), statuses.count("lost")
+    incomplete = len(statuses) - won - lost
+    lines = [f"Auto beats every peer's median on **{won} of {len(verdicts)}** groups"
+             + (f" ({incomplete} incomplete: Auto's or a listed peer's cells missing, not "
+                "counted as won)" if incomplete else "")
+             + ". Every peer the suite lists for a group counts; a stopped cell is compared "
+             "at equal evaluations.", ""]
+    for group, v in verdicts.items():
+        detail = ", ".join(f"{p} {_fmt(a)} vs {_fmt(b)}" for p, (a, b) in v["medians"].items())
+        extra = ([f"not beaten: {', '.join(v['not_beaten'])}"] if v["not_beaten"] else []) + (
+            [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else [])
+        lines.append(f"- {group}: **{v['status']}**"
+                     + (f" ({'; '.join(extra)})" if extra else "")
+                     + (f"; medians, Auto vs peer: {detail}" if detail else ""))
+    if floors:
+        lines += ["", "Auto's floor per group: a lower median than random search's and than "
+                  "TPE's, and a median at most the median of the medians of "
+                  f"{', '.join(SINGLE_ALGORITHMS)} (equal evaluations; n/a: cells missing).",
+                  ""]
+        for group, f in floors.items():
+            lines.append(f"- {group}: beats random {_YES_NO[f['random']]}, beats TPE "
+                         f"{_YES_NO[f['optuna-tpe']]}, at most the single algorithms' median "
+                         f"{_YES_NO[f['single algorithms']]}")
+        for key, label in (("random", "beats random search"), ("optuna-tpe", "beats TPE"),
+                           ("single algorithms", "is at most the single algorithms' median")):
+            judged = [f[key] for f in floors.values() if f[key] is not None]
+            lines.append(f"- Auto {label} on {sum(judged)} of {len(judged)} groups")
+    return [*lines, ""]
 
 
 def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | None = None) -> str:
@@ -215,24 +380,33 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
               "cells recorded before the CSVs had CPU columns. Memory: median peak RSS of "
               "the cell's process (MiB).", ""]
     for g in groups:
-        methods = g.methods()
-        finished = [m for m in methods if g.best.get(m)]
+        present = g.methods()
+        finished = [m for m in present if g.best.get(m)]
         winner = min(finished, key=g.median_best) if finished else None
         lines += [f"### {g.problem}, D = {g.dim}, {g.budget} evaluations ("
                   f"{'f_min' if g.f_min is not None else 'lowest value reached'} = "
-                  f"{_fmt(g.f_ref)})", "",
-                  "| method | final value | seeds | CPU s / ask | total optimizer CPU s | "
+                  f"{_fmt(g.f_ref)})", ""]
+        if g.noise is not None:
+            lines += [f"Noisy: {g.noise}. Final value: the noise-free value of the point each "
+                      "method recommends at the end (ours: `recommend()`; Optuna: the best "
+                      "trial; Nevergrad: `provide_recommendation()`; BoTorch: the evaluated "
+                      "point of highest posterior mean; random search and skopt: the best "
+                      "draw), not the best noisy draw.", ""]
+        lines += ["| method | final value | seeds | CPU s / ask | total optimizer CPU s | "
                   "peak RSS [MiB] |", "|---|---|---|---|---|---|"]
-        for m in methods:
+        for m in present:
             n_seeds = len(g.best.get(m, [])) + len(g.dnf.get(m, []))
             lines.append(f"| {m} | {_value_cell(g, m, m == winner)} | {n_seeds} | "
                          f"{_fmt(g.median_time(m))} | {_fmt(float(np.median(g.total[m])))} | "
                          f"{float(np.median(g.rss[m])):.0f} |")
-        ours = [m for m in OURS if g.best.get(m)]
-        peers = [m for m in PEERS if m in methods]
-        if ours and peers:
-            best_ours = min(ours, key=g.median_best)
-            lines += ["", f"Ratios of our best here, **{best_ours}**, to each peer (regret = "
+        finished_ours = [m for m in ours() if g.best.get(m)]
+        peers = [m for m in PEERS if m in present]
+        if finished_ours and peers:
+            best_ours = "auto" if "auto" in finished_ours else min(finished_ours,
+                                                                   key=g.median_best)
+            which = ("Auto's" if best_ours == "auto"
+                     else f"our best here (picked afterwards), **{best_ours}**,")
+            lines += ["", f"Ratios of {which} to each peer (regret = "
                       "value − f_min; < 1 is better for us):", "",
                       "| peer | regret ratio | time-per-ask ratio |", "|---|---|---|"]
             regret = g.median_best(best_ours) - g.f_ref
@@ -246,16 +420,11 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
             lines += ["", f"![{g.name}]({os.path.relpath(png, relative_to)})"]
         lines.append("")
     tg = targets(groups)
-    if tg["groups"] or tg["time_ratio_vs_optuna_gp"]:  # a suite without peers has no targets here
-        lines += [f"### Targets ({name})", "",
-                  f"Groups where our best algorithm has a lower median final value than every "
-                  f"peer: **{tg['wins']} of {len(tg['groups'])}**.", ""]
-    for group, info in tg["groups"].items():
-        verdict = "yes" if info["beats_all_peers"] else f"no (not beaten: {info['not_beaten']})"
-        lines.append(f"- {group}: best of ours {info['best_ours']}; beats every peer: {verdict}")
+    if tg["auto"] or tg["beats_random_and_tpe"] or tg["time_ratio_vs_optuna_gp"]:
+        lines += [f"### Targets ({name})", "", *_auto_lines(tg)]
     for m, (won, judged) in tg["beats_random_and_tpe"].items():
         lines.append(f"- {m} has a lower median than both random search and Optuna TPE on "
-                     f"{won} of {judged} groups")
+                     f"{won} of {judged} groups (equal evaluations)")
     for m, ratios in tg["time_ratio_vs_optuna_gp"].items():
         lines.append(f"- {m} median time per ask / Optuna GPSampler's, per group: "
                      + ", ".join(f"{r:.3f}" for r in ratios)
@@ -296,18 +465,19 @@ def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
     plot_dir = out / "plots" if plot_dir is None else plot_dir
     plot_dir.mkdir(parents=True, exist_ok=True)
     files = []
-    colors = dict(zip(METHODS, plt.cm.tab20(np.linspace(0, 1, len(METHODS))), strict=True))
+    names = methods()
+    colors = dict(zip(names, plt.cm.tab20(np.linspace(0, 1, len(names))), strict=True))
     for g in load_results(out):
         fig, (ax_v, ax_t) = plt.subplots(1, 2, figsize=(13, 4.8))
         transform, ylabel, yscale = value_axis(g)
         for m in g.methods():
-            style = "-" if m in OURS else ("--" if m in PEERS else ":")
+            style = "-" if m in ours() else ("--" if m in PEERS else ":")
             if g.curves.get(m):
                 n = min(len(c) for c in g.curves[m])
                 y = transform(np.array([c[:n] for c in g.curves[m]]))
                 q1, med, q3 = np.percentile(y, [25, 50, 75], axis=0)
                 x = np.arange(1, n + 1)
-                ax_v.plot(x, med, style, color=colors[m], label=m, lw=1.8 if m in OURS else 1.2)
+                ax_v.plot(x, med, style, color=colors[m], label=m, lw=1.8 if m in ours() else 1.2)
                 ax_v.fill_between(x, q1, q3, color=colors[m], alpha=0.15)
             if g.times.get(m):
                 n = min(len(t) for t in g.times[m])

@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import hdbo_engine
 from hdbo_cli.bench import (
-    METHODS,
-    PAPER,
-    PEERS,
+    BOTORCH_SOBOL_POINTS,
     Cell,
     load_suite,
     make_bench_problem,
+    make_runner,
+    methods,
+    ours,
+    paper_methods,
     run_cell,
     run_suite,
     suite_names,
 )
 from hdbo_cli.cli import main
+from hdbo_cli.problems import make_problem
 from hdbo_cli.report import (
     GroupStats,
     _ask_tell_seconds,
@@ -28,6 +33,7 @@ from hdbo_cli.report import (
     targets,
     value_axis,
 )
+from hdbo_cli.tasks import TASKS
 
 TINY = """
 name = "tiny"
@@ -41,7 +47,9 @@ methods = ["random", "cobbo"]
 """
 
 
-SUITE_METHODS = set(METHODS) - set(PAPER)  # d100 and bbob run the default presets only
+SUITE_METHODS = set(methods()) - set(paper_methods())  # d100 and bbob: default presets only
+NOISY_GROUP_METHODS = {"random", "ng-cma", "ng-ngopt", "optuna-cmaes", "optuna-tpe", "auto",
+                       "cobbo", "bkb", "msucb", "goucb", "optuna-gp", "botorch"}
 
 
 def write_suite(tmp_path: Path, extra: str = "") -> Path:
@@ -80,9 +88,14 @@ def test_hd_suite_covers_off_centre_problems_and_real_tasks() -> None:
             ("half_cheetah", 102, 500), ("lunar_lander", 12, 500), ("rover", 60, 500)} <= groups
     assert {g for g in groups if g[2] == 2000} == {
         ("shifted_ackley", 100, 2000), ("rover", 60, 2000), ("hopper", 33, 2000)}
-    assert {c.method for c in cells if c.budget == 500} == set(METHODS) - {"skopt-gp"}
+    clean = [c for c in cells if not c.problem.startswith("noisy_")]
+    assert {c.method for c in clean if c.budget == 500} == set(methods()) - {"skopt-gp"}
     assert {c.method for c in cells if c.budget == 2000} == {
-        "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random"}
+        "auto", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random", "botorch"}
+    for noisy in ("noisy_lunar_lander", "noisy_shifted_ackley"):
+        assert {(c.dim, c.budget) for c in cells if c.problem == noisy} == {
+            (TASKS.get(noisy, 100), 500)}
+        assert {c.method for c in cells if c.problem == noisy} == NOISY_GROUP_METHODS
     assert {c.time_limit_s for c in cells if c.budget == 2000} == {1800.0}
     assert {c.time_limit_s for c in cells if c.budget == 500} == {600.0}
 
@@ -111,7 +124,42 @@ def test_unknown_suite_name_lists_the_committed_ones() -> None:
         load_suite("no-such-suite")
 
 
-@pytest.mark.parametrize("method", METHODS)
+def test_suites_list_auto_first_among_ours_in_every_group() -> None:
+    for name in ("hd", "d100", "bbob"):
+        suite = load_suite(name)
+        by_group: dict[str, list[str]] = {}
+        for c in suite.cells_by_seed:
+            if c.method not in by_group.setdefault(c.group, []):
+                by_group[c.group].append(c.method)
+        for group, listed in by_group.items():
+            first_ours = next(m for m in listed if m in ours())
+            assert first_ours == "auto" and "botorch" in listed, (name, group)
+
+
+def test_our_methods_come_from_the_engine_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NoPaper:
+        presets = {"practical": {}}
+
+    class WithPaper:
+        presets = {"practical": {}, "paper": {}}
+
+    registry = {"toy": NoPaper, "paperish": WithPaper, "gpucb": WithPaper, "random": WithPaper,
+                "auto": NoPaper}
+    monkeypatch.setattr(hdbo_engine, "available", lambda: list(registry))
+    monkeypatch.setattr(hdbo_engine, "get_algorithm", registry.__getitem__)
+    ours.cache_clear()
+    paper_methods.cache_clear()
+    try:
+        assert ours() == ("auto", "toy", "paperish")  # auto first, the baselines apart
+        assert paper_methods() == ("paperish-paper",)
+        assert {"toy", "gpucb", "random", "botorch"} <= set(methods())
+        assert "toy-paper" not in methods() and "gpucb-paper" not in methods()
+    finally:
+        ours.cache_clear()
+        paper_methods.cache_clear()
+
+
+@pytest.mark.parametrize("method", methods())
 def test_every_method_runs_a_cell(tmp_path: Path, method: str) -> None:
     cell = Cell("rosenbrock", 4, 8, method, 1)
     summary = run_cell(cell, tmp_path)
@@ -186,35 +234,132 @@ def test_time_limit_stops_a_cell_and_the_report_calls_it_dnf(tmp_path: Path) -> 
     assert "DNF (1/5 evals)" in markdown_report(out)
 
 
-def _stats(values: dict[str, list[float]], dnf: tuple[str, ...] = ()) -> GroupStats:
-    g = GroupStats("ackley", 100, 500, 0.0)
-    for m, v in values.items():
-        g.best[m] = list(v)
-        g.times[m] = [np.full(3, 0.1)]
-    for m in dnf:
-        g.dnf[m] = [40]
-        g.times[m] = [np.full(3, 1.0)]
-    return g
+def test_botorch_improves_on_its_sobol_design_in_two_dimensions() -> None:
+    problem = make_problem("branin", 2)
+    ask, tell, recommend = make_runner("botorch", 2, 25, seed=0)
+    values = []
+    for _ in range(25):
+        x, token = ask()
+        assert x.shape == (2,) and np.all((x >= 0) & (x <= 1))
+        values.append(float(problem.evaluate_unit(x)[0]))
+        tell(token, x, values[-1])
+    assert min(values[BOTORCH_SOBOL_POINTS:]) < min(values[:BOTORCH_SOBOL_POINTS])
+    # noise-free values: the point of highest posterior mean is the best draw, or close to it
+    assert float(problem.evaluate_unit(recommend())[0]) < min(values[:BOTORCH_SOBOL_POINTS])
 
 
-def test_targets_count_a_win_only_when_every_peer_is_beaten() -> None:
-    peers = {p: [2.0, 3.0] for p in PEERS}
-    win = _stats({"msucb": [5.0], "cobbo": [1.0], **peers})
-    loss = _stats({"cobbo": [2.5], **peers, "optuna-gp": [2.4]})
-    dnf = _stats({"cobbo": [1.0], **{p: v for p, v in peers.items() if p != "skopt-gp"}},
-                 dnf=("skopt-gp",))
-    for stats, expected in ((win, True), (loss, False), (dnf, False)):
-        result = targets([stats])
-        assert result["wins"] == int(expected)
-        info = result["groups"]["ackley-D100-n500"]
-        assert info["best_ours"] == "cobbo" and info["beats_all_peers"] is expected
-    assert targets([loss])["groups"]["ackley-D100-n500"]["not_beaten"] == list(PEERS)
-    assert targets([dnf])["groups"]["ackley-D100-n500"]["not_beaten"] == ["skopt-gp"]
-    assert targets([win])["time_ratio_vs_optuna_gp"]["cobbo"] == [1.0]
-    # TPE's median is 2.5 here: cobbo (1.0) beats it and random, msucb (5.0) neither
-    for stats in (win, dnf):
-        stats.best["random"] = [3.0]
-    assert targets([win, dnf])["beats_random_and_tpe"] == {"cobbo": (2, 2), "msucb": (0, 1)}
+def test_a_noisy_cell_is_scored_by_its_recommendation_without_noise(tmp_path: Path) -> None:
+    cell = Cell("noisy_shifted_ackley", 5, 40, "random", 1)
+    summary = run_cell(cell, tmp_path)
+    rows = np.genfromtxt(cell.paths(tmp_path)[0], delimiter=",", names=True)
+    clean = make_problem("shifted_ackley", 5, seed=1)
+    recommended = np.array(summary["recommended"])
+    # random search recommends its best draw: a point whose noisy draw is the CSV's minimum
+    assert summary["best"] == rows["value"].min()
+    assert summary["final_true_value"] == float(clean.evaluate_unit(recommended)[0])
+    assert summary["final_true_value"] != summary["best"]
+    assert [e for e, _ in summary["true_trace"]] == list(range(2, 41, 2))  # every 40 // 20
+    assert summary["true_trace"][-1][1] == summary["final_true_value"]
+
+
+def _write_cell(out: Path, problem: str, method: str, seed: int, values: list[float],
+                status: str = "done", true_trace: list[list[float]] | None = None) -> None:
+    """A fake finished cell (budget 4, D = 2) with the per-evaluation ``values``."""
+    cell = Cell(problem, 2, 4, method, seed)
+    csv_path, json_path = cell.paths(out)
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    best = np.minimum.accumulate(values)
+    csv_path.write_text("evaluation,value,best_so_far,ask_s,tell_s,ask_cpu_s,tell_cpu_s\n"
+                        + "".join(f"{i + 1},{v},{b},0.1,0,0.1,0\n"
+                                  for i, (v, b) in enumerate(zip(values, best, strict=True))))
+    noisy = {} if true_trace is None else {"final_true_value": true_trace[-1][1],
+                                          "true_trace": true_trace}
+    json_path.write_text(json.dumps({
+        **asdict(cell), "group": cell.group, "status": status, "evaluations": len(values),
+        "best": float(best[-1]), "f_min": 0.0, "optimizer_time_s": 1.0, "optimizer_cpu_s": 1.0,
+        "peak_rss_mib": 100.0, "machine": {"cpu": "x", "cores": 1, "memory_gib": 1,
+                                           "python": "3", "platform": "p"},
+        "problem_info": {} if true_trace is None else {"noise": "additive N(0, 1)"},
+        **noisy}))
+
+
+def _write_suite(out: Path, groups: dict[str, list[str]], seeds: int = 3) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "suite.toml").write_text(f"name = 'fake'\nseeds = {seeds}\n" + "".join(
+        f"[[group]]\nproblems = ['{p}']\ndims = [2]\nbudget = 4\nmethods = {listed}\n"
+        for p, listed in groups.items()))
+
+
+AUTO = [[5, 3, 2, 1], [6, 4, 3, 2], [7, 5, 4, 3]]  # per seed; final median 2, at 2 evals 4
+RANDOM = [[9, 8, 7, 6], [9, 8, 7, 7], [9, 9, 9, 8]]  # final median 7
+
+
+def test_auto_is_counted_alone_against_every_listed_peer(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write_suite(out, {
+        "ackley": ["random", "auto", "botorch"],
+        "levy": ["random", "auto", "optuna-tpe"],
+        "rastrigin": ["random", "optuna-tpe", "auto", "msucb", "cobbo", "goucb", "bkb"],
+        "branin": ["random", "auto", "cobbo"]})
+    for problem in ("ackley", "levy", "rastrigin", "branin"):
+        for s in range(3):
+            _write_cell(out, problem, "random", s, RANDOM[s])
+            if problem != "branin":
+                _write_cell(out, problem, "auto", s, AUTO[s])
+    for s, v in enumerate([[4.5, 3.5], [4.5, 3.8], [9, 9]]):  # stopped after 2 evaluations
+        _write_cell(out, "ackley", "botorch", s, v, status="timeout")
+    for s in (0, 1):  # one seed missing
+        _write_cell(out, "levy", "optuna-tpe", s, [9] * 4)
+    for s, v in enumerate([5, 6, 2.5]):  # median 5
+        _write_cell(out, "rastrigin", "optuna-tpe", s, [v] * 4)
+    for m, v in {"msucb": 1, "cobbo": 3, "goucb": 4, "bkb": 0.5}.items():
+        for s in range(3):  # medians 1, 3, 4, 0.5: their median is 2, Auto's too
+            _write_cell(out, "rastrigin", m, s, [v] * 4)
+    result = targets(load_results(out))
+    verdicts = result["auto"]
+    # ackley: at 2 evaluations Auto's median is 4 and botorch's 3.8, though Auto ends at 2
+    assert verdicts["ackley-D2-n4"]["status"] == "lost"
+    assert verdicts["ackley-D2-n4"]["not_beaten"] == ["botorch"]
+    assert verdicts["ackley-D2-n4"]["medians"]["botorch"] == (4.0, 3.8)
+    assert verdicts["levy-D2-n4"]["status"] == "incomplete"
+    assert verdicts["levy-D2-n4"]["missing"] == ["optuna-tpe"]
+    assert verdicts["rastrigin-D2-n4"]["status"] == "won"
+    assert verdicts["branin-D2-n4"]["status"] == "no auto cells"  # counted as incomplete
+    assert result["auto_floor"] == {
+        "ackley-D2-n4": {"random": True, "optuna-tpe": None, "single algorithms": None},
+        "levy-D2-n4": {"random": True, "optuna-tpe": None, "single algorithms": None},
+        "rastrigin-D2-n4": {"random": True, "optuna-tpe": True, "single algorithms": True}}
+    assert result["beats_random_and_tpe"]["msucb"] == (1, 1)
+    report = markdown_report(out)
+    assert "Auto beats every peer's median on **1 of 4** groups (2 incomplete" in report
+    assert "- ackley-D2-n4: **lost** (not beaten: botorch)" in report
+    assert "- Auto beats TPE on 1 of 1 groups" in report
+
+
+def test_auto_without_cells_is_not_counted(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write_suite(out, {"ackley": ["random", "auto"]})
+    for s in range(3):
+        _write_cell(out, "ackley", "random", s, RANDOM[s])
+    assert targets(load_results(out))["auto"]["ackley-D2-n4"]["status"] == "no auto cells"
+    report = markdown_report(out)
+    assert "not counted, Auto has no cells yet in the 1 groups that list it" in report
+    assert "**0 of" not in report
+
+
+def test_noisy_groups_are_scored_by_the_noise_free_value(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write_suite(out, {"noisy_shifted_ackley": ["random", "auto"]})
+    for s in range(3):  # Auto's luckiest draws are lower, its recommendations worse
+        _write_cell(out, "noisy_shifted_ackley", "auto", s, [1, 0.5, 0.5, 0.5],
+                    true_trace=[[2, 4.0], [4, 3.0 + s]])
+        _write_cell(out, "noisy_shifted_ackley", "random", s, [2, 2, 2, 2],
+                    true_trace=[[2, 2.0], [4, 1.0]])
+    (g,) = load_results(out)
+    assert g.median_best("auto") == 4.0 and g.median_best("random") == 1.0
+    verdict = targets([g])["auto"]["noisy_shifted_ackley-D2-n4"]
+    assert verdict["status"] == "lost" and verdict["medians"]["random"] == (4.0, 1.0)
+    assert "noise-free value of the point each method recommends" in markdown_report(out)
 
 
 def test_report_reads_cpu_seconds_and_falls_back_to_wall_seconds() -> None:
