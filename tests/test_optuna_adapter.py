@@ -320,29 +320,49 @@ def _foreign_ask_in_progress(study: optuna.Study, age_s: float) -> optuna.Trial:
     return trial
 
 
-def test_an_ask_waits_for_an_earlier_ask_of_another_process():
+class _CountingClock:
+    """The adapter's ``time`` module with ``sleep`` counted (and still slept)."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.time, self.sleeps = time.time, 0
+        self._sleep = time.sleep
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        self._sleep(seconds)
+
+
+def test_an_ask_waits_for_an_earlier_ask_of_another_process(monkeypatch):
     import threading
     import time
+
+    import hdbo_adapters.optuna as adapter
 
     sampler = msucb(seed=1)
     study = optuna.create_study(sampler=sampler)
     study.optimize(quadratic, n_trials=5)
     other = _foreign_ask_in_progress(study, age_s=0.0)
     foreign_x = [0.1, 0.2, 0.3]
+    events: list[str] = []
+    clock = _CountingClock()
+    monkeypatch.setattr(adapter, "time", clock)
 
     def finish_other() -> None:
         time.sleep(0.3)
         study._storage.set_trial_system_attr(other._trial_id, ATTR_PROPOSAL, {
             "x": foreign_x, "meta": {"foreign": True},
             "space": _space_key(sampler)})
+        events.append("other stored its proposal")
 
     thread = threading.Thread(target=finish_other)
     thread.start()
-    t0 = time.perf_counter()
     quadratic(study.ask())
-    waited = time.perf_counter() - t0
+    events.append("this ask returned")
     thread.join()
-    assert waited >= 0.3  # it waited for the other proposal ...
+    # it waited for the other proposal ...
+    assert events == ["other stored its proposal", "this ask returned"] and clock.sleeps > 0
     pending = sampler._cache.optimizer.pending
     assert any(np.allclose(p, foreign_x) for p in pending)  # ... and avoided it
 
@@ -351,17 +371,18 @@ def _space_key(sampler: HDBOSampler) -> str:
     return sampler._cache.key[0]
 
 
-def test_a_stale_or_own_ask_mark_does_not_block():
-    import time
+def test_a_stale_or_own_ask_mark_does_not_block(monkeypatch):
+    import hdbo_adapters.optuna as adapter
 
     sampler = msucb(seed=1)
     sampler.pending_wait_s = 5.0
     study = optuna.create_study(sampler=sampler)
     study.optimize(quadratic, n_trials=5)
     _foreign_ask_in_progress(study, age_s=10.0)  # its worker died mid-ask
-    t0 = time.perf_counter()
+    clock = _CountingClock()
+    monkeypatch.setattr(adapter, "time", clock)
     study.optimize(quadratic, n_trials=2)
-    assert time.perf_counter() - t0 < 5.0
+    assert clock.sleeps == 0  # neither ask waited for the stale mark nor for its own
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 7
 
 
@@ -410,37 +431,38 @@ def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
 
 def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
     import threading
-    import time
 
     sampler = msucb(seed=1)
     sampler.pending_wait_s = 0.2  # refresh every 0.05 s
     study = optuna.create_study(sampler=sampler)
     study.optimize(quadratic, n_trials=5)
-    engine_cls = sampler.algorithm_class
-    slow_ask = engine_cls.ask
+    trial = study.ask()
+    marks: list[object] = []
+    refreshed = threading.Event()
+    storage = study._storage
+    real_set = storage.set_trial_system_attr
 
-    def ask(self, *args, **kwargs):
-        time.sleep(0.5)
-        return slow_ask(self, *args, **kwargs)
+    def set_attr(trial_id, key, value):
+        if trial_id == trial._trial_id and key == ATTR_ASKING and value is not None:
+            marks.append(value)
+            if len(marks) >= 3:
+                refreshed.set()
+        return real_set(trial_id, key, value)
+
+    monkeypatch.setattr(storage, "set_trial_system_attr", set_attr)
+    engine_cls = sampler.algorithm_class
+    real_ask = engine_cls.ask
+    during: list[int] = []
+
+    def ask(self, *args, **kwargs):  # an ask that runs until the mark has been refreshed
+        refreshed.wait(timeout=60.0)
+        during.append(len(marks))
+        return real_ask(self, *args, **kwargs)
 
     monkeypatch.setattr(engine_cls, "ask", ask)
-    trial = study.ask()
-    seen: set[float] = set()
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            mark = study._storage.get_trial(trial._trial_id).system_attrs.get(ATTR_ASKING)
-            if mark:
-                seen.add(mark[1])
-            time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
     quadratic(trial)
-    stop.set()
-    watcher.join()
-    assert len(seen) >= 3  # first mark + refreshes during the slow ask
+    assert during and during[0] >= 3  # first mark + refreshes while the ask ran
+    assert len({m[1] for m in marks[:3]}) == 3  # each refresh carries a new time
 
 
 def test_a_trial_that_dies_mid_ask_gets_a_heartbeat_and_goes_stale(tmp_path):
