@@ -122,8 +122,8 @@ def run_benchmark(
                 func = make_function(fname, int(dim), useless)
                 for opt_name in optimizers:
                     optimizer: Any = opt_name
-                    if unbounded_scale is not None and opt_name in hdbo_ng.REGISTERED:
-                        family = hdbo_ng.REGISTERED[opt_name](unbounded_scale=unbounded_scale)
+                    if unbounded_scale is not None and opt_name in hdbo_ng.families():
+                        family = hdbo_ng.families()[opt_name](unbounded_scale=unbounded_scale)
                         optimizer = family.set_name(opt_name)
                     xp = Experiment(func, optimizer, budget=int(budget), num_workers=num_workers,
                                     seed=seed)

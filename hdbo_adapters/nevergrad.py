@@ -1,20 +1,22 @@
-"""Nevergrad optimizers backed by the hdbo engine (MS-UCB, CobBO, GO-UCB, BKB, ...).
+"""Nevergrad optimizers backed by the hdbo engine (Auto, MS-UCB, CobBO, GO-UCB, BKB).
 
-``import hdbo_adapters.nevergrad`` registers ``MSUCB``, ``CobBO``, ``GOUCB`` and
-``BKB`` in ``nevergrad.optimizers.registry``. Configurable families follow
+``import hdbo_adapters.nevergrad`` registers one optimizer per public algorithm of
+:mod:`hdbo_engine.registry` in ``nevergrad.optimizers.registry``: ``HDBO`` (Auto, the
+recommended one), ``MSUCB``, ``CobBO``, ``GOUCB`` and ``BKB``; :func:`register` registers
+an algorithm added to the engine registry later. Configurable families follow
 Nevergrad's ``ConfiguredOptimizer`` style::
 
     import nevergrad as ng
     import hdbo_adapters.nevergrad  # registers the optimizers
-    opt = ng.optimizers.registry["MSUCB"](parametrization=50, budget=200)
+    opt = ng.optimizers.registry["HDBO"](parametrization=50, budget=200)
     opt = ParametrizedMSUCB(d=10, alpha=1)(parametrization=50, budget=200, num_workers=4)
     opt = ParametrizedHDBO("gpucb")(parametrization=5, budget=50)   # any engine algorithm
 
 All of them build one :class:`HDBOOptimizer`, a ``nevergrad.optimization.base.Optimizer``
 subclass that is generic over the engine algorithms
-(:func:`hdbo_engine.algorithms.get_algorithm`; the name is resolved when the
+(:func:`hdbo_engine.get_algorithm`; the name is resolved when the
 optimizer is constructed, so a family can be registered before its engine
-module exists). The adapter contains no algorithm logic (DESIGN.md).
+module is imported). The adapter contains no algorithm logic (``docs/ARCHITECTURE.md``).
 
 Space mapping
 -------------
@@ -89,7 +91,7 @@ Ask/tell
 * Pickling (``dump`` / ``load``): the engine is stored as its history (seed,
   told points, values and metas in order, pending points) and rebuilt with
   ``Optimizer.from_history`` on load, the engine's contract for continuing in
-  a new process (DESIGN.md); this also covers engines holding unpicklable
+  a new process (``docs/ARCHITECTURE.md``); this also covers engines holding unpicklable
   objects (e.g. torch modules). The next proposal after a load equals the one
   the original optimizer would make.
 """
@@ -109,15 +111,12 @@ from nevergrad.parametrization import transforms as ng_transforms
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
+from hdbo_engine.registry import Entry, entries
 
-__all__ = [
+__all__ = [  # and Parametrized<Class> per public registered algorithm (families)
     "HDBOOptimizer",
     "ParametrizedHDBO",
-    "ParametrizedMSUCB",
-    "ParametrizedCobBO",
-    "ParametrizedGOUCB",
-    "ParametrizedBKB",
-    "REGISTERED",
+    "families",
     "auto_scale",
     "register",
 ]
@@ -368,38 +367,28 @@ class _FixedAlgorithmFamily(ParametrizedHDBO):
         self._setup({}, seed, n_init, unbounded, unbounded_scale, options)
 
 
-class ParametrizedMSUCB(_FixedAlgorithmFamily):
-    """MS-UCB (Tran-The et al., AAAI 2020); options as ``hdbo_engine.algorithms.msucb.MSUCB``
-    (``d``, ``N0``, ``alpha``, ``beta_scale``, ``n_optimize``, ...)."""
-
-    algorithm = "msucb"
-
-
-class ParametrizedCobBO(_FixedAlgorithmFamily):
-    """CobBO; options as the engine's ``cobbo.CobBO`` (its ``tau`` uses the budget)."""
-
-    algorithm = "cobbo"
+def _family(entry: Entry) -> type[_FixedAlgorithmFamily]:
+    """``Parametrized<Class>``: the family with the registered algorithm fixed."""
+    name = f"Parametrized{entry.class_name}"
+    return type(name, (_FixedAlgorithmFamily,), {
+        "__module__": __name__, "__qualname__": name, "algorithm": entry.name,
+        "__doc__": f"{entry.class_name} (engine algorithm ``{entry.name}``); options as "
+                   f"``{entry.module}``."})
 
 
-class ParametrizedGOUCB(_FixedAlgorithmFamily):
-    """GO-UCB; options as the engine's ``goucb.GOUCB`` (its ``T`` is the budget)."""
-
-    algorithm = "goucb"
+_FAMILIES: dict[tuple[str, str], type[_FixedAlgorithmFamily]] = {}
 
 
-class ParametrizedBKB(_FixedAlgorithmFamily):
-    """BKB; options as the engine's ``bkb.BKB``."""
-
-    algorithm = "bkb"
-
-
-#: Registered name -> family; the instances are in ``ng.optimizers.registry``.
-REGISTERED: dict[str, type[_FixedAlgorithmFamily]] = {
-    "MSUCB": ParametrizedMSUCB,
-    "CobBO": ParametrizedCobBO,
-    "GOUCB": ParametrizedGOUCB,
-    "BKB": ParametrizedBKB,
-}
+def families() -> dict[str, type[_FixedAlgorithmFamily]]:
+    """Nevergrad registry name -> family, one per public registered algorithm (``HDBO`` is
+    Auto, ``MSUCB``, ``CobBO``, ``GOUCB``, ``BKB``, ...)."""
+    out = {}
+    for entry in entries(public=True):
+        key = (entry.class_name, entry.name)
+        if key not in _FAMILIES:
+            _FAMILIES[key] = _family(entry)
+        out[entry.nevergrad_name] = _FAMILIES[key]
+    return out
 
 
 def register() -> dict[str, ParametrizedHDBO]:
@@ -410,7 +399,7 @@ def register() -> dict[str, ParametrizedHDBO]:
     """
     registry = ng_base.registry
     out: dict[str, ParametrizedHDBO] = {}
-    for name, family in REGISTERED.items():
+    for name, family in families().items():
         existing = registry.get(name)
         if existing is not None:
             if type(existing).__module__ != __name__ or type(existing).__name__ != family.__name__:
@@ -425,7 +414,14 @@ def register() -> dict[str, ParametrizedHDBO]:
 
 
 _instances = register()
-MSUCB = _instances.get("MSUCB")
-CobBO = _instances.get("CobBO")
-GOUCB = _instances.get("GOUCB")
-BKB = _instances.get("BKB")
+
+
+def __getattr__(name: str) -> Any:
+    """``Parametrized<Class>`` families and the registered instances (``HDBO``, ``MSUCB``,
+    ...), generated from the engine registry on first access."""
+    named = {f.__name__: f for f in families().values()}
+    if name in named:
+        return named[name]
+    if name in families():
+        return ng_base.registry[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,13 @@
 """Optuna samplers backed by the hdbo engine.
 
-``optuna.create_study(sampler=MSUCBSampler(seed=0))`` — one generic
+``optuna.create_study(sampler=AutoSampler(seed=0))`` — one generic
 :class:`HDBOSampler` drives any registered engine algorithm (looked up by
-name with :func:`hdbo_engine.algorithms.get_algorithm` at first use, so new
-algorithms need no change here); :class:`MSUCBSampler`,
-:class:`CobBOSampler`, :class:`GOUCBSampler` and :class:`BKBSampler` fix the
-name. The algorithms, their papers and equations are documented in
-``hdbo_engine.algorithms``; this module only translates (DESIGN.md).
+name with :func:`hdbo_engine.get_algorithm` at first use); each public
+algorithm of :mod:`hdbo_engine.registry` also has a sampler of its own name,
+generated from the registry (``AutoSampler``, ``MSUCBSampler``, ``CobBOSampler``,
+``GOUCBSampler``, ``BKBSampler``; :func:`named_samplers`). The algorithms, their
+papers and equations are documented in ``hdbo_engine.algorithms``; this module
+only translates (``docs/ARCHITECTURE.md``).
 
 How a study maps onto the engine
 --------------------------------
@@ -148,11 +149,11 @@ from optuna.trial import FrozenTrial, TrialState
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer, Proposal
+from hdbo_engine.registry import Entry, entries
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
-__all__ = [
-    "HDBOSampler", "MSUCBSampler", "CobBOSampler", "GOUCBSampler", "BKBSampler",
-    "ATTR_PROPOSAL", "ATTR_ASKING", "TrialSeededRandomSampler",
+__all__ = [  # and a ``<Class>Sampler`` per public registered algorithm (named_samplers)
+    "HDBOSampler", "named_samplers", "ATTR_PROPOSAL", "ATTR_ASKING", "TrialSeededRandomSampler",
 ]
 
 ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key}
@@ -632,30 +633,37 @@ class _NamedSampler(HDBOSampler):
                          independent_sampler=independent_sampler, **algorithm_kwargs)
 
 
-class MSUCBSampler(_NamedSampler):
-    """MS-UCB (Tran-The et al., AAAI 2020) as an Optuna sampler; see :class:`HDBOSampler`
-    and :class:`hdbo_engine.algorithms.msucb.MSUCB` for ``algorithm_kwargs``."""
-
-    algorithm_name = "msucb"
-
-
-class CobBOSampler(_NamedSampler):
-    """CobBO (coordinate backoff BO) as an Optuna sampler; see :class:`HDBOSampler` and
-    the engine's ``cobbo`` algorithm for ``algorithm_kwargs``."""
-
-    algorithm_name = "cobbo"
+def _named_sampler(entry: Entry) -> type[HDBOSampler]:
+    """``<Class>Sampler``: :class:`HDBOSampler` with the registered algorithm fixed."""
+    name = f"{entry.class_name}Sampler"
+    return type(name, (_NamedSampler,), {
+        "__module__": __name__, "__qualname__": name, "algorithm_name": entry.name,
+        "__doc__": f"{entry.class_name} (engine algorithm ``{entry.name}``) as an Optuna "
+                   f"sampler; see :class:`HDBOSampler` and ``{entry.module}`` for "
+                   "``algorithm_kwargs``."})
 
 
-class GOUCBSampler(_NamedSampler):
-    """GO-UCB as an Optuna sampler (needs torch); see :class:`HDBOSampler` and the
-    engine's ``goucb`` algorithm for ``algorithm_kwargs``."""
-
-    algorithm_name = "goucb"
+_GENERATED: dict[str, type[HDBOSampler]] = {}
 
 
-class BKBSampler(_NamedSampler):
-    """BKB (budgeted kernelized bandits) as an Optuna sampler; see :class:`HDBOSampler`
-    and the engine's ``bkb`` algorithm for ``algorithm_kwargs``."""
+def named_samplers() -> dict[str, type[HDBOSampler]]:
+    """``<Class>Sampler`` for every public registered algorithm (``AutoSampler``, ...)."""
+    for entry in entries(public=True):
+        name = f"{entry.class_name}Sampler"
+        cls = _GENERATED.get(name)
+        if cls is None or cls.algorithm_name != entry.name:
+            _GENERATED[name] = _named_sampler(entry)
+    return {f"{e.class_name}Sampler": _GENERATED[f"{e.class_name}Sampler"]
+            for e in entries(public=True)}
 
-    algorithm_name = "bkb"
 
+def __getattr__(name: str) -> Any:
+    """The registry's samplers, generated on first access (``from ... import AutoSampler``)."""
+    classes = named_samplers()
+    if name in classes:
+        return classes[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(named_samplers()))

@@ -1,14 +1,14 @@
 """scikit-optimize adapter: drop-in ``skopt.Optimizer`` objects for every engine algorithm.
 
-``HDBOOptimizer(dimensions, algorithm="msucb", ...)`` runs any registered engine
-algorithm (:func:`hdbo_engine.algorithms.get_algorithm`) behind skopt's
-ask/tell API; :class:`MSUCBOptimizer`, :class:`CobBOOptimizer`,
-:class:`GOUCBOptimizer` and :class:`BKBOptimizer` fix the algorithm, and
-:func:`msucb_minimize`, :func:`cobbo_minimize`, :func:`goucb_minimize` and
-:func:`bkb_minimize` mirror ``skopt.gp_minimize``. The algorithm module is
-imported when an optimizer is built, not when this module is imported.
+``HDBOOptimizer(dimensions, algorithm="auto", ...)`` runs any registered engine
+algorithm (:func:`hdbo_engine.get_algorithm`) behind skopt's ask/tell API. For each
+public algorithm of :mod:`hdbo_engine.registry` this module also offers, generated from
+the registry (:func:`named_objects`), ``<Class>Optimizer`` with the algorithm fixed
+(``AutoOptimizer``, ``MSUCBOptimizer``, ...) and ``<name>_minimize`` mirroring
+``skopt.gp_minimize`` (``auto_minimize``, ``msucb_minimize``, ...). The algorithm module
+is imported when an optimizer is built, not when this module is imported.
 
-Data flow (DESIGN.md): skopt dimensions -> ``skopt.space.Space`` (parsing,
+Data flow (``docs/ARCHITECTURE.md``): skopt dimensions -> ``skopt.space.Space`` (parsing,
 validation, ``normalize`` transform as in ``gp_minimize``) -> the engine's
 ``Space`` codec -> unit cube -> engine algorithm -> cube -> codec -> skopt
 values. No algorithm logic lives here.
@@ -80,12 +80,11 @@ from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 from hdbo_engine.base import Proposal, impute_failures
 from hdbo_engine.gp import GP
+from hdbo_engine.registry import Entry, entries
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 
-__all__ = [
-    "HDBOOptimizer", "MSUCBOptimizer", "CobBOOptimizer", "GOUCBOptimizer", "BKBOptimizer",
-    "hdbo_minimize", "msucb_minimize", "cobbo_minimize", "goucb_minimize", "bkb_minimize",
-    "GPSurrogate", "engine_space",
+__all__ = [  # and <Class>Optimizer, <name>_minimize per public registered algorithm
+    "HDBOOptimizer", "hdbo_minimize", "named_objects", "GPSurrogate", "engine_space",
 ]
 
 _STRATEGIES = ("cl_min", "cl_mean", "cl_max")
@@ -492,43 +491,6 @@ class _NamedOptimizer(HDBOOptimizer):
         self.specs["args"].pop("algorithm")
 
 
-class MSUCBOptimizer(_NamedOptimizer):
-    """skopt ``Optimizer`` running MS-UCB (Tran-The et al., AAAI 2020; :mod:`..msucb`).
-
-    Parameters as :class:`HDBOOptimizer` without ``algorithm``; algorithm
-    parameters (``d``, ``n_optimize``, ...) go to ``hdbo_engine`` MSUCB.
-    """
-
-    algorithm_name = "msucb"
-
-
-class CobBOOptimizer(_NamedOptimizer):
-    """skopt ``Optimizer`` running CobBO (coordinate-block BO; engine ``cobbo``).
-
-    Parameters as :class:`HDBOOptimizer` without ``algorithm``.
-    """
-
-    algorithm_name = "cobbo"
-
-
-class GOUCBOptimizer(_NamedOptimizer):
-    """skopt ``Optimizer`` running GO-UCB (engine ``goucb``; needs torch).
-
-    Parameters as :class:`HDBOOptimizer` without ``algorithm``.
-    """
-
-    algorithm_name = "goucb"
-
-
-class BKBOptimizer(_NamedOptimizer):
-    """skopt ``Optimizer`` running BKB (budgeted kernelized bandits; engine ``bkb``).
-
-    Parameters as :class:`HDBOOptimizer` without ``algorithm``.
-    """
-
-    algorithm_name = "bkb"
-
-
 # --------------------------------------------------------------------- minimize
 def _specs(args: dict[str, Any], function: str) -> dict[str, Any]:
     """skopt-style ``specs``, with the algorithm's keyword arguments flattened into ``args``."""
@@ -643,77 +605,72 @@ def hdbo_minimize(
                      random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
 
 
-def msucb_minimize(
-    func: Callable[[list[Any]], Any],
-    dimensions: Any,
-    n_calls: int = 100,
-    n_initial_points: int | None = None,
-    x0: Any = None,
-    y0: Any = None,
-    random_state: int | np.random.RandomState | None = None,
-    verbose: bool = False,
-    callback: Any = None,
-    model_queue_size: int | None = None,
-    **algorithm_kwargs: Any,
-) -> OptimizeResult:
-    """:func:`hdbo_minimize` with MS-UCB (Tran-The et al., AAAI 2020)."""
-    specs = _specs(locals(), "msucb_minimize")
-    return _minimize(func, dimensions, "msucb", n_calls, n_initial_points, x0, y0,
-                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
+def _named_optimizer(entry: Entry) -> type[HDBOOptimizer]:
+    """``<Class>Optimizer``: :class:`HDBOOptimizer` with the registered algorithm fixed."""
+    name = f"{entry.class_name}Optimizer"
+    return type(name, (_NamedOptimizer,), {
+        "__module__": __name__, "__qualname__": name, "algorithm_name": entry.name,
+        "__doc__": f"skopt ``Optimizer`` running {entry.class_name} (engine algorithm "
+                   f"``{entry.name}``, ``{entry.module}``). Parameters as "
+                   ":class:`HDBOOptimizer` without ``algorithm``; the algorithm's own "
+                   "options go to the engine."})
 
 
-def cobbo_minimize(
-    func: Callable[[list[Any]], Any],
-    dimensions: Any,
-    n_calls: int = 100,
-    n_initial_points: int | None = None,
-    x0: Any = None,
-    y0: Any = None,
-    random_state: int | np.random.RandomState | None = None,
-    verbose: bool = False,
-    callback: Any = None,
-    model_queue_size: int | None = None,
-    **algorithm_kwargs: Any,
-) -> OptimizeResult:
-    """:func:`hdbo_minimize` with CobBO (engine ``cobbo``)."""
-    specs = _specs(locals(), "cobbo_minimize")
-    return _minimize(func, dimensions, "cobbo", n_calls, n_initial_points, x0, y0,
-                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
+def _named_minimize(entry: Entry) -> Callable[..., OptimizeResult]:
+    """``<name>_minimize``: :func:`hdbo_minimize` with the registered algorithm fixed."""
+    function = f"{entry.name}_minimize"
+
+    def named_minimize(
+        func: Callable[[list[Any]], Any],
+        dimensions: Any,
+        n_calls: int = 100,
+        n_initial_points: int | None = None,
+        x0: Any = None,
+        y0: Any = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool = False,
+        callback: Any = None,
+        model_queue_size: int | None = None,
+        **algorithm_kwargs: Any,
+    ) -> OptimizeResult:
+        args = {"func": func, "dimensions": dimensions, "n_calls": n_calls,
+                "n_initial_points": n_initial_points, "x0": x0, "y0": y0,
+                "random_state": random_state, "verbose": verbose, "callback": callback,
+                "model_queue_size": model_queue_size, "algorithm_kwargs": algorithm_kwargs}
+        return _minimize(func, dimensions, entry.name, n_calls, n_initial_points, x0, y0,
+                         random_state, verbose, callback, model_queue_size, algorithm_kwargs,
+                         _specs(args, function))
+
+    named_minimize.__name__ = named_minimize.__qualname__ = function
+    named_minimize.__module__ = __name__
+    named_minimize.__doc__ = (f":func:`hdbo_minimize` with {entry.class_name} (engine "
+                              f"algorithm ``{entry.name}``).")
+    return named_minimize
 
 
-def goucb_minimize(
-    func: Callable[[list[Any]], Any],
-    dimensions: Any,
-    n_calls: int = 100,
-    n_initial_points: int | None = None,
-    x0: Any = None,
-    y0: Any = None,
-    random_state: int | np.random.RandomState | None = None,
-    verbose: bool = False,
-    callback: Any = None,
-    model_queue_size: int | None = None,
-    **algorithm_kwargs: Any,
-) -> OptimizeResult:
-    """:func:`hdbo_minimize` with GO-UCB (engine ``goucb``; needs torch)."""
-    specs = _specs(locals(), "goucb_minimize")
-    return _minimize(func, dimensions, "goucb", n_calls, n_initial_points, x0, y0,
-                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
+_GENERATED: dict[str, Any] = {}
 
 
-def bkb_minimize(
-    func: Callable[[list[Any]], Any],
-    dimensions: Any,
-    n_calls: int = 100,
-    n_initial_points: int | None = None,
-    x0: Any = None,
-    y0: Any = None,
-    random_state: int | np.random.RandomState | None = None,
-    verbose: bool = False,
-    callback: Any = None,
-    model_queue_size: int | None = None,
-    **algorithm_kwargs: Any,
-) -> OptimizeResult:
-    """:func:`hdbo_minimize` with BKB (engine ``bkb``)."""
-    specs = _specs(locals(), "bkb_minimize")
-    return _minimize(func, dimensions, "bkb", n_calls, n_initial_points, x0, y0,
-                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
+def named_objects() -> dict[str, Any]:
+    """``<Class>Optimizer`` and ``<name>_minimize`` for every public registered algorithm."""
+    out: dict[str, Any] = {}
+    for entry in entries(public=True):
+        for name, make in ((f"{entry.class_name}Optimizer", _named_optimizer),
+                           (f"{entry.name}_minimize", _named_minimize)):
+            key = (name, entry.name)
+            if key not in _GENERATED:
+                _GENERATED[key] = make(entry)
+            out[name] = _GENERATED[key]
+    return out
+
+
+def __getattr__(name: str) -> Any:
+    """The registry's optimizers and functions, generated on first access."""
+    objects = named_objects()
+    if name in objects:
+        return objects[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(named_objects()))

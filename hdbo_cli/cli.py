@@ -264,15 +264,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = command("run", "run one algorithm on a benchmark problem; writes trajectory.csv, "
                          "summary.json and convergence.png to --out")
-    run.add_argument("--algo", default="cobbo", choices=available(),
-                     help="engine algorithm (gpucb and random are the papers' baselines)")
+    run.add_argument("--algo", default="auto", choices=available(),
+                     help="engine algorithm: auto (the recommended one), one of the four it "
+                          "combines, or the papers' baselines gpucb and random")
     run.add_argument("--problem", default="ackley", choices=problem_names(),
                      help="benchmark function; branin and camelback "
                           "need --dim >= 2, hartmann6 --dim >= 6")
     run.add_argument("--dim", type=positive, default=100, help="number of parameters D")
     run.add_argument("--budget", type=positive, default=200, help="number of evaluations")
     run.add_argument("--seed", type=non_negative, default=0,
-                     help="random seed (same seed, same run)")
+                     help="random seed of the method and of the problem's instance (the "
+                          "optimum of shifted_/rotated_ problems, a task's episodes); same "
+                          "seed, same run")
     run.add_argument("--out", default="hdbo_runs/run", help="output folder (created if needed)")
     run.add_argument("--frontend", default="engine", choices=["engine", "optuna"],
                      help="engine: the engine's ask/tell loop in this process; optuna: an "

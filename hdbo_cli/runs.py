@@ -28,7 +28,8 @@ from .bench import make_method
 
 def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
                bar: tqdm) -> dict[str, Any]:
-    """Run ``method`` on ``make_problem(problem, dim)`` for ``budget`` evaluations.
+    """Run ``method`` on ``make_problem(problem, dim, seed)`` for ``budget`` evaluations
+    (``seed`` seeds the method and picks the problem's instance, as in ``hdbo bench``).
 
     Each evaluation advances ``bar`` by one and shows the best value so far. The
     loop uses one BLAS thread, as ``hdbo bench`` cells do: the models' matrices are
@@ -37,7 +38,7 @@ def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
     seconds per ask), ``best``, ``f_min``, ``total_time`` (wall) and
     ``cpu_time`` (CPU seconds of this process, objective included).
     """
-    prob = make_problem(problem, dim)
+    prob = make_problem(problem, dim, seed)
     ask, tell = make_method(method, dim, budget, seed)
     values: list[float] = []
     ask_times: list[float] = []

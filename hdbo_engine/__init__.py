@@ -8,7 +8,7 @@ Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
     registry.py     algorithm names -> classes, imported on first use
     gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py
     trust_region.py the practical presets' trust regions
-    algorithms/     msucb, cobbo, goucb (torch), bkb, baselines (gpucb, random)
+    algorithms/     auto, msucb, cobbo, goucb (torch), bkb, baselines (gpucb, random)
 
 The algorithm classes are attributes of this package, resolved on first
 access (``from hdbo_engine import CobBO``), so ``import hdbo_engine`` imports
@@ -18,24 +18,25 @@ no algorithm module and works without torch; only ``GOUCB`` needs it.
 from typing import Any
 
 from .base import Optimizer, OptimizeResult, Proposal, minimize
-from .registry import CLASS_NAMES, available, get_algorithm
+from .registry import available, class_names, get_algorithm
 from .space import Categorical, Integer, Real, Space
 
 __all__ = [
     "Space", "Real", "Integer", "Categorical",
     "Optimizer", "Proposal", "OptimizeResult", "minimize",
     "available", "get_algorithm",
-    "MSUCB", "CobBO", "GOUCB", "BKB", "GPUCB", "RandomSearch",
+    "Auto", "MSUCB", "CobBO", "GOUCB", "BKB", "GPUCB", "RandomSearch",
 ]
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
     """``hdbo_engine.CobBO`` etc.: the algorithm class, its module imported on first access."""
-    if name in CLASS_NAMES:
-        return get_algorithm(CLASS_NAMES[name])
+    names = class_names()
+    if name in names:
+        return get_algorithm(names[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CLASS_NAMES))
+    return sorted(set(globals()) | set(class_names()))

@@ -119,5 +119,5 @@ def test_top_level_classes_are_the_registered_ones() -> None:
 
     for name in ("MSUCB", "CobBO", "BKB", "GPUCB", "RandomSearch"):
         assert getattr(hdbo_engine, name) is hdbo_engine.get_algorithm(
-            hdbo_engine.registry.CLASS_NAMES[name])
+            hdbo_engine.registry.class_names()[name])
     assert {"MSUCB", "CobBO", "GOUCB", "BKB"} <= set(dir(hdbo_engine))

@@ -67,7 +67,7 @@ def test_skopt_optimizer_passes_the_preset(algo: str, preset: str) -> None:
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("algo", sorted(ALGOS))
 def test_nevergrad_family_passes_the_preset(algo: str, preset: str) -> None:
-    family = ng_adapter.REGISTERED[ALGOS[algo]](seed=0, preset=preset)
+    family = ng_adapter.families()[ALGOS[algo]](seed=0, preset=preset)
     assert f"preset={preset!r}" in family.name
     opt = family(parametrization=D, budget=20)
     for _ in range(N_TRIALS):

@@ -27,9 +27,10 @@ import pandas as pd
 import pytest
 
 from hdbo_engine import available
+from hdbo_engine.registry import entries
 
 _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nevergrad_benchmark.py"
-ENGINE_NAME = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}
+ENGINE_NAME = {e.nevergrad_name: e.name for e in entries(public=True)}
 NAMES = [pytest.param(n, marks=pytest.mark.skipif(a not in set(available()),
                                                   reason=f"engine module {a} not present"))
          for n, a in ENGINE_NAME.items()]

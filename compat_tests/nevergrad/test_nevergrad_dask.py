@@ -17,12 +17,13 @@ import pytest
 
 import hdbo_adapters.nevergrad  # noqa: F401  (registers the optimizers)
 from hdbo_engine import available
+from hdbo_engine.registry import entries
 
 distributed = pytest.importorskip("distributed", reason="pip install -e '.[dask]'")
 
 NAMES = [pytest.param(n, marks=pytest.mark.skipif(a not in available(),
                                                   reason=f"engine module {a} not present"))
-         for n, a in {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}.items()]
+         for n, a in {e.nevergrad_name: e.name for e in entries(public=True)}.items()]
 
 
 EVALUATED: list[np.ndarray] = []  # the thread workers share this process

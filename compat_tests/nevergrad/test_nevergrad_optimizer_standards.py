@@ -38,8 +38,9 @@ from nevergrad.optimization.test_optimizerlib import Fitness, buggy_function, ch
 
 import hdbo_adapters.nevergrad as H
 from hdbo_engine import available
+from hdbo_engine.registry import entries
 
-ENGINE_NAME = {"MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb", "BKB": "bkb"}
+ENGINE_NAME = {e.nevergrad_name: e.name for e in entries(public=True)}
 PRESENT = set(available())
 NAMES = [pytest.param(n, marks=pytest.mark.skipif(a not in PRESENT,
                                                   reason=f"engine module {a} not present"))
@@ -108,7 +109,7 @@ def test_infnan(name: str) -> None:
     Nevergrad's budget is 70 (the ``slow`` variant); 25 here, with a 5-point
     initial design so that most evaluations are model-based.
     """
-    _check_infnan(H.REGISTERED[name](n_init=5), 25)
+    _check_infnan(H.families()[name](n_init=5), 25)
 
 
 @pytest.mark.slow
@@ -136,7 +137,7 @@ def test_parametrization_offset(name: str, n_init: int | None) -> None:
     ``n_init=2`` makes most of the ten asks model-based (constant losses).
     """
     parametrization = ng.p.Instrumentation(ng.p.Array(init=[1e12, 1e12]))
-    family = H.REGISTERED[name](n_init=n_init) if n_init else optimizer_cls(name)
+    family = H.families()[name](n_init=n_init) if n_init else optimizer_cls(name)
     with testing.suppress_nevergrad_warnings():
         optimizer = family(parametrization, budget=100, num_workers=1)
     for k in range(10):
@@ -168,7 +169,7 @@ def _recommendation(name: str) -> np.ndarray:
     budget, dimension = 12, 4
     fitness = Fitness([0.5, -0.8, 0, 4])
     with testing.suppress_nevergrad_warnings():
-        family = H.REGISTERED[name](n_init=6)
+        family = H.families()[name](n_init=6)
         optim = family(parametrization=dimension, budget=budget, num_workers=1)
         optim.parametrization.random_state.seed(12)
         assert optim.name == repr(family)

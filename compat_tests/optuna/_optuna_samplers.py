@@ -12,16 +12,12 @@ import pytest
 from optuna.samplers import RandomSampler
 from optuna.trial import FrozenTrial
 
-from hdbo_adapters.optuna import BKBSampler, CobBOSampler, GOUCBSampler, HDBOSampler, MSUCBSampler
+from hdbo_adapters.optuna import HDBOSampler, named_samplers
 from hdbo_cli.optuna_run import make_storage
 from hdbo_engine import get_algorithm
 
 NAMED: dict[str, type[HDBOSampler]] = {
-    "msucb": MSUCBSampler,
-    "cobbo": CobBOSampler,
-    "goucb": GOUCBSampler,
-    "bkb": BKBSampler,
-}
+    cls.algorithm_name: cls for cls in named_samplers().values()}
 
 # Small settings that keep the big parametrised suites quick; other algorithms
 # run with their defaults (the engine validates every keyword).

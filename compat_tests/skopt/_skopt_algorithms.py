@@ -1,4 +1,5 @@
-"""The four hdbo algorithms as pytest parameters, skipped where their module is absent."""
+"""The public hdbo algorithms (from the engine registry) as pytest parameters, skipped where
+their module is absent."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Collection
 import pytest
 
 from hdbo_engine import available
+from hdbo_engine.registry import entries
 
-ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")
+ALGORITHMS = tuple(e.name for e in entries(public=True))
 
 
 def algorithm_params(slow: Collection[str] = ()) -> list:
