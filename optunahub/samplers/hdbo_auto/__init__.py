@@ -1,0 +1,3 @@
+from .sampler import AutoSampler
+
+__all__ = ["AutoSampler"]

@@ -1,0 +1,3 @@
+from .sampler import BKBSampler
+
+__all__ = ["BKBSampler"]

@@ -1,0 +1,3 @@
+from .sampler import CobBOSampler
+
+__all__ = ["CobBOSampler"]

@@ -1,0 +1,3 @@
+from .sampler import GOUCBSampler
+
+__all__ = ["GOUCBSampler"]

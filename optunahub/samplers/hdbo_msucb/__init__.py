@@ -1,0 +1,3 @@
+from .sampler import MSUCBSampler
+
+__all__ = ["MSUCBSampler"]
