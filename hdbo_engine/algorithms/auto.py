@@ -24,6 +24,11 @@ Rules
   ALT 2011, for rewards that drift as the search narrows).
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
   the member's own meta; design points carry the base design's metas.
+* **Recommendation** (:meth:`Auto.recommend`): with ``noisy`` True, or None [default] and a
+  GP fitted to the told values (the :data:`RECOMMEND_MAX` [400] nearest the best point)
+  estimating a noise standard deviation of at least 20% of the values' (noise variance
+  >= :data:`NOISY_VAR` = 0.04 on the standardised scale), the told point of lowest posterior
+  mean, as BoTorch advises for noisy objectives; otherwise the best told point.
 
 Proposals are a pure function of the constructor arguments, the told history with metas and
 the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
@@ -38,11 +43,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..base import Optimizer, Proposal
+from ..gp import GP
 from ..registry import get_algorithm
 from ..space import Space
 
 MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
 WINDOW = 10
+NOISY_VAR = 0.04  # estimated noise variance (standardised) above which values count as noisy
+RECOMMEND_MIN, RECOMMEND_MAX = 10, 400  # told points the recommendation's GP needs / keeps
 _KEY = "algorithm"
 
 
@@ -62,6 +70,8 @@ class Auto(Optimizer):
         :class:`~hdbo_engine.base.Optimizer` (only the ``"practical"`` preset exists).
     members: registered names of the algorithms that take turns [``default_members()``].
     window: how many of a member's latest model proposals its record keeps [10].
+    noisy: whether the objective is noisy (True), deterministic (False), or unknown and
+        estimated by :meth:`recommend` [None].
     """
 
     name = "auto"
@@ -75,9 +85,13 @@ class Auto(Optimizer):
         *,
         members: Sequence[str] | None = None,
         window: int = WINDOW,
+        noisy: bool | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(space, **kwargs)
+        if noisy is not None and not isinstance(noisy, (bool, np.bool_)):
+            raise TypeError(f"noisy: expected True, False or None, got {noisy!r}")
+        self.noisy = None if noisy is None else bool(noisy)
         names = default_members() if members is None else tuple(members)
         if not names or isinstance(members, str):
             raise ValueError(f"members: expected a non-empty sequence of algorithm names, "
@@ -91,6 +105,24 @@ class Auto(Optimizer):
         self.members = {n: get_algorithm(n)(self.space, seed=self.seed, budget=self.budget,
                                              n_init=self.n_init)
                         for n in names}
+
+    def recommend(self) -> np.ndarray | None:
+        """The told point to report as the answer (module docstring, "Recommendation")."""
+        best = self.best
+        if best is None or self.noisy is False:
+            return None if best is None else best[0]
+        ok = np.isfinite(self._y)
+        X, y = self._X[ok], self._y[ok]
+        if len(y) < RECOMMEND_MIN:
+            return best[0]
+        if len(y) > RECOMMEND_MAX:
+            near = np.argsort(np.abs(X - best[0]).sum(axis=1), kind="stable")[:RECOMMEND_MAX]
+            X, y = X[near], y[near]
+        gp = GP(self.dim).fit(X, y)
+        if self.noisy is None and gp.params.noise_var < NOISY_VAR:
+            return best[0]
+        mean, _ = gp.predict(X)
+        return X[int(np.argmin(mean))].copy()
 
     # ---------------------------------------------------------------- choice
     def records(self) -> dict[str, tuple[int, int]]:

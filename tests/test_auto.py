@@ -1,0 +1,130 @@
+"""Auto: the shared design once, then the four algorithms take turns on one history."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hdbo_engine import get_algorithm
+from hdbo_engine.algorithms.auto import Auto, default_members
+
+D, BUDGET = 8, 40
+
+
+def _rastrigin(x: np.ndarray) -> float:
+    z = 4.0 * (np.asarray(x) - 0.62)
+    return float(np.sum(z**2 - np.cos(2 * np.pi * z)))
+
+
+def _run(opt: Auto, n: int) -> None:
+    for _ in range(n):
+        (p,) = opt.ask()
+        opt.tell(p.x, _rastrigin(p.x))
+
+
+@pytest.fixture(scope="module")
+def trained() -> Auto:
+    opt = Auto(D, seed=4, budget=BUDGET)
+    _run(opt, BUDGET - 4)
+    return opt
+
+
+def test_registered_and_top_level() -> None:
+    import hdbo_engine
+
+    assert get_algorithm("auto") is Auto
+    assert hdbo_engine.Auto is Auto
+
+
+def test_each_model_proposal_names_its_algorithm(trained: Auto) -> None:
+    members = set(default_members())
+    design = [m for m in trained.metas if m.get("init")]
+    model = [m for m in trained.metas if not m.get("init")]
+    assert len(design) >= trained.n_init  # the centre, the axis pass and the line search
+    assert all("algorithm" not in m for m in design)
+    assert model and all(m["algorithm"] in members for m in model)
+    assert len({m["algorithm"] for m in model}) >= 2  # a portfolio, not one algorithm
+
+
+def test_rebuild_from_history_proposes_the_same_points(trained: Auto) -> None:
+    first = trained.ask(2)
+    rebuilt = Auto.from_history(D, trained.X, trained.y, trained.metas, seed=4, budget=BUDGET)
+    for p in first:
+        rebuilt.add_pending(p.x, p.meta)
+    assert np.array_equal(rebuilt.ask()[0].x, trained.ask()[0].x)
+    trained.clear_pending()
+
+
+def test_same_seed_same_run() -> None:
+    a, b = Auto(D, seed=9, budget=30), Auto(D, seed=9, budget=30)
+    _run(a, 30)
+    _run(b, 30)
+    assert np.array_equal(a.X, b.X)
+    assert a.metas == b.metas
+
+
+def test_a_batch_across_the_design_end_is_distinct_and_tagged() -> None:
+    opt = Auto(D, seed=1, budget=BUDGET)
+    _run(opt, opt.n_init - 2)
+    batch = opt.ask(5)
+    X = np.array([p.x for p in batch])
+    assert len({row.tobytes() for row in X}) == 5
+    assert not opt.seen_mask(X[:0]).any()
+    assert [bool(p.meta.get("init")) for p in batch][:2] == [True, True]
+    assert all("algorithm" in p.meta for p in batch if not p.meta.get("init"))
+
+
+def test_records_count_improvements_per_member_in_the_window() -> None:
+    opt = Auto(2, seed=0, window=3, members=("bkb", "cobbo"))
+    # values in told order, with the member that proposed each model point
+    history = [(5.0, {"init": True}), (4.0, {"algorithm": "bkb"}),      # bkb success
+               (4.5, {"algorithm": "cobbo"}), (3.0, {"algorithm": "cobbo"}),  # fail, success
+               (np.nan, {"algorithm": "bkb"}), (3.5, {"algorithm": "bkb"}),    # fail, fail
+               (2.0, {"algorithm": "bkb"}), (1.0, {"algorithm": "bkb"})]       # success x2
+    rng = np.random.default_rng(0)
+    for y, meta in history:
+        opt.tell(rng.random(2), y, meta)
+    # bkb's last three: 3.5 (fail), 2.0 (success), 1.0 (success); cobbo's two: fail, success
+    assert opt.records() == {"bkb": (2, 1), "cobbo": (1, 1)}
+
+
+def test_thompson_choice_favours_the_member_that_improves() -> None:
+    opt = Auto(2, seed=0, window=10, members=("bkb", "cobbo"))
+    rng = np.random.default_rng(1)
+    for k in range(20):  # bkb's points always improve the best, cobbo's never do
+        who = "bkb" if k % 2 == 0 else "cobbo"
+        opt.tell(rng.random(2), 100.0 - k if who == "bkb" else 1e3, {"algorithm": who})
+    picks = [opt._choose(np.random.default_rng(s)) for s in range(200)]
+    # Beta(11, 1) against Beta(1, 11): P(cobbo's draw wins) is about 3e-7
+    assert picks.count("bkb") == 200
+
+
+def test_recommend_is_the_best_point_when_deterministic_and_the_mean_when_noisy() -> None:
+    rng = np.random.default_rng(3)
+    X = rng.random((60, 2))
+    smooth = np.sum((X - 0.7) ** 2, axis=1)
+    lucky = int(np.argmax(smooth))  # the worst point of the smooth function
+    y = smooth + rng.normal(0.0, 0.02, 60)
+    y[lucky] = smooth.min() - 0.5  # one draw far luckier than its neighbourhood allows
+    for noisy, expected in ((False, lucky), (True, int(np.argmin(smooth)))):
+        opt = Auto(2, seed=0, noisy=noisy)
+        opt.tell(X, y)
+        rec = opt.recommend()
+        if noisy:
+            # the recommended point is among the truly best few, not the lucky outlier
+            assert smooth[np.flatnonzero((X == rec).all(axis=1))[0]] <= np.sort(smooth)[4]
+        else:
+            assert np.array_equal(rec, X[expected])
+
+
+def test_bad_arguments_are_named() -> None:
+    with pytest.raises(ValueError, match="members: expected distinct"):
+        Auto(3, members=("bkb", "bkb"))
+    with pytest.raises(ValueError, match="members: expected a non-empty sequence"):
+        Auto(3, members=())
+    with pytest.raises(ValueError, match="algorithm: unknown name 'nope'"):
+        Auto(3, members=("nope",))
+    with pytest.raises(ValueError, match="window: expected an int >= 1"):
+        Auto(3, window=0)
+    with pytest.raises(TypeError, match="noisy: expected True, False or None"):
+        Auto(3, noisy="yes")
