@@ -404,7 +404,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
         if finished_ours and peers:
             best_ours = "auto" if "auto" in finished_ours else min(finished_ours,
                                                                    key=g.median_best)
-            which = ("Auto's" if best_ours == "auto"
+            which = ("**auto**" if best_ours == "auto"
                      else f"our best here (picked afterwards), **{best_ours}**,")
             lines += ["", f"Ratios of {which} to each peer (regret = "
                       "value − f_min; < 1 is better for us):", "",

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hdbo_engine
 from hdbo_cli.bench import (
     BOTORCH_SOBOL_POINTS,
     Cell,
@@ -34,6 +33,8 @@ from hdbo_cli.report import (
     value_axis,
 )
 from hdbo_cli.tasks import TASKS
+from hdbo_engine.algorithms.baselines import RandomSearch
+from hdbo_engine.registry import register, unregister
 
 TINY = """
 name = "tiny"
@@ -136,27 +137,26 @@ def test_suites_list_auto_first_among_ours_in_every_group() -> None:
             assert first_ours == "auto" and "botorch" in listed, (name, group)
 
 
-def test_our_methods_come_from_the_engine_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    class NoPaper:
+def test_our_methods_come_from_the_engine_registry() -> None:
+    class NoPaper(RandomSearch):
         presets = {"practical": {}}
 
-    class WithPaper:
+    class WithPaper(RandomSearch):
         presets = {"practical": {}, "paper": {}}
 
-    registry = {"toy": NoPaper, "paperish": WithPaper, "gpucb": WithPaper, "random": WithPaper,
-                "auto": NoPaper}
-    monkeypatch.setattr(hdbo_engine, "available", lambda: list(registry))
-    monkeypatch.setattr(hdbo_engine, "get_algorithm", registry.__getitem__)
-    ours.cache_clear()
-    paper_methods.cache_clear()
+    register("toy", NoPaper)
+    register("paperish", WithPaper)
+    register("hidden", WithPaper, public=False)
     try:
-        assert ours() == ("auto", "toy", "paperish")  # auto first, the baselines apart
-        assert paper_methods() == ("paperish-paper",)
-        assert {"toy", "gpucb", "random", "botorch"} <= set(methods())
-        assert "toy-paper" not in methods() and "gpucb-paper" not in methods()
+        assert ours()[0] == "auto" and ours()[-2:] == ("toy", "paperish")
+        assert "paperish-paper" in paper_methods() and "toy-paper" not in paper_methods()
+        assert "hidden" not in methods() and "hidden-paper" not in methods()
+        ask, _tell, _recommend = make_runner("paperish-paper", 2, 3, seed=0)
+        assert ask()[0].shape == (2,)  # run through the engine with preset="paper"
     finally:
-        ours.cache_clear()
-        paper_methods.cache_clear()
+        for name in ("toy", "paperish", "hidden"):
+            unregister(name)
+    assert "toy" not in methods()
 
 
 @pytest.mark.parametrize("method", methods())
