@@ -5,11 +5,11 @@ lists groups of cells; a cell is one (problem, dimension, budget, method,
 seed). Every method optimises the same problem on the unit cube with the same
 budget and seeds, through its own library's ask/tell interface:
 
-* ours, through the engine: every algorithm of :mod:`hdbo_engine.registry`
-  other than the baselines (``auto``, ``msucb``, ``cobbo``, ``goucb``,
+* ours, through the engine: every public algorithm of
+  :mod:`hdbo_engine.registry` (``auto``, ``msucb``, ``cobbo``, ``goucb``,
   ``bkb``, ...; default preset), ``<name>-paper`` for each whose presets
-  include ``"paper"`` (each paper's exact configuration), and the engine
-  baselines ``gpucb`` and ``random`` (random search);
+  include ``"paper"`` (each paper's exact configuration), and the registry's
+  other algorithms, the baselines ``gpucb`` and ``random`` (random search);
 * peers: ``optuna-tpe`` (TPESampler, multivariate), ``optuna-gp`` (GPSampler),
   ``optuna-cmaes`` (CmaEsSampler), ``skopt-gp`` (``skopt.Optimizer`` with its
   GP), ``ng-ngopt`` and ``ng-cma`` (Nevergrad NGOpt and CMA), and ``botorch``
@@ -89,7 +89,6 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from hdbo_cli.problems import Problem, make_problem
 
 SUITE_DIR = Path(__file__).with_name("suites")
-BASELINES = ("gpucb", "random")  # engine algorithms run as yardsticks, not as ours
 PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma",
          "botorch")
 
@@ -110,9 +109,18 @@ def paper_methods() -> tuple[str, ...]:
     return tuple(f"{n}-paper" for n in ours() if "paper" in get_algorithm(n).presets)
 
 
+def baselines() -> tuple[str, ...]:
+    """The engine's baselines: the registry's algorithms that are not public (GP-UCB and
+    random search), run as yardsticks, not as ours."""
+    from hdbo_engine.registry import available, entries
+
+    present = set(available())
+    return tuple(e.name for e in entries(public=False) if e.name in present)
+
+
 def methods() -> tuple[str, ...]:
     """Every method name ``hdbo bench`` runs: ours, their paper presets, baselines, peers."""
-    return (*ours(), *paper_methods(), *BASELINES, *PEERS)
+    return (*ours(), *paper_methods(), *baselines(), *PEERS)
 
 
 @dataclass(frozen=True)
@@ -410,7 +418,7 @@ def _botorch(dim: int, budget: int, seed: int) -> Runner:
 
 def make_runner(method: str, dim: int, budget: int, seed: int) -> Runner:
     """The :class:`Runner` of ``method`` for a ``dim``-dimensional unit-cube problem."""
-    if method in ours() or method in paper_methods() or method in BASELINES:
+    if method in ours() or method in paper_methods() or method in baselines():
         return _engine(method, dim, budget, seed)
     if method.startswith("optuna-"):
         return _optuna(method, dim, budget, seed)

@@ -12,6 +12,7 @@ import pytest
 from hdbo_cli.bench import (
     BOTORCH_SOBOL_POINTS,
     Cell,
+    baselines,
     load_suite,
     make_bench_problem,
     make_runner,
@@ -150,7 +151,7 @@ def test_our_methods_come_from_the_engine_registry() -> None:
     try:
         assert ours()[0] == "auto" and ours()[-2:] == ("toy", "paperish")
         assert "paperish-paper" in paper_methods() and "toy-paper" not in paper_methods()
-        assert "hidden" not in methods() and "hidden-paper" not in methods()
+        assert "hidden" in baselines() and "hidden-paper" not in methods()
         ask, _tell, _recommend = make_runner("paperish-paper", 2, 3, seed=0)
         assert ask()[0].shape == (2,)  # run through the engine with preset="paper"
     finally:
