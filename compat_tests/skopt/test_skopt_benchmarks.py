@@ -3,12 +3,12 @@
 skopt/tests/test_gp_opt.py runs ``gp_minimize(func, bounds, n_initial_points=10,
 n_calls=20, random_state=1)`` and asserts ``r.fun < y_opt + margin``: bench1
 (0, 0.05), bench2 (-5, 0.05), bench3 (-0.9, 0.05), bench4 (0, 1.05). The same
-protocol runs here through each algorithm's ``*_minimize``. bench5, Branin
-and Hartmann-6 have no GP threshold in skopt's suite; they get a margin of
-0.1 (bench5, Branin) and 0.5 (Hartmann-6) with larger budgets. Budgets above
+protocol runs here through ``hdbo_minimize`` for every algorithm of the engine
+registry. bench5, Branin and Hartmann-6 have no GP threshold in skopt's suite;
+they get a margin of 0.1 (bench5, Branin) and 0.5 (Hartmann-6) with larger
+budgets. Budgets above
 skopt's 20 calls are noted per case. bench3 and Hartmann-6, and every case for
 GO-UCB (about 10 s per 20-call run on one core), run behind ``slow``.
-Known shortfalls are non-strict xfails whose reasons carry the measurement.
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from skopt.benchmarks import bench1, bench2, bench3, bench4, bench5, branin, har
 
 from hdbo_adapters import skopt as adapter
 
-MINIMIZERS = {"msucb": adapter.msucb_minimize, "cobbo": adapter.cobbo_minimize,
-              "goucb": adapter.goucb_minimize, "bkb": adapter.bkb_minimize}
-
 # name, function, dimensions, optimum, margin, n_calls
 CASES = [
     ("bench1", bench1, [(-2.0, 2.0)], 0.0, 0.05, 20),
@@ -30,13 +27,6 @@ CASES = [
     ("bench5", bench5, [("-2", "-1", "0", "1", "2"), (-2.0, 2.0)], 0.0, 0.1, 30),
     ("branin", branin, [(-5.0, 10.0), (0.0, 15.0)], 0.397887, 0.1, 60),
 ]
-# (algorithm, case): why the single skopt seed misses; measured 2026-11-22
-KNOWN_SHORTFALL = {
-    ("msucb", "branin"): (
-        "one seed of a chaotic trajectory: since the initial design starts at the box centre, "
-        "random_state=1 ends in a side valley (0.670); over random_state 0-35 MS-UCB meets the "
-        "threshold on 28 of 36 seeds with the centre and 31 of 36 without"),
-}
 SLOW_CASES = [
     ("bench3", bench3, [(-2.0, 2.0)], -0.9, 0.05, 20),
     ("hart6", hart6, [(0.0, 1.0)] * 6, -3.32237, 0.5, 100),
@@ -44,8 +34,8 @@ SLOW_CASES = [
 
 
 def _check(algorithm, func, dims, y_opt, margin, n_calls):
-    res = MINIMIZERS[algorithm](func, dims, n_calls=n_calls, n_initial_points=10,
-                                random_state=1)
+    res = adapter.hdbo_minimize(func, dims, algorithm=algorithm, n_calls=n_calls,
+                                n_initial_points=10, random_state=1)
     assert len(res.x_iters) == n_calls
     assert res.fun < y_opt + margin, f"best {res.fun:.4f}, threshold {y_opt + margin:.4f}"
 
@@ -53,10 +43,7 @@ def _check(algorithm, func, dims, y_opt, margin, n_calls):
 @pytest.mark.filterwarnings("ignore:The objective has been evaluated")
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("algorithm", algorithm_params(slow={"goucb"}))
-def test_skopt_benchmark(algorithm, case, request):
-    reason = KNOWN_SHORTFALL.get((algorithm, case[0]))
-    if reason:
-        request.applymarker(pytest.mark.xfail(reason=reason, raises=AssertionError, strict=False))
+def test_skopt_benchmark(algorithm, case):
     _check(algorithm, *case[1:])
 
 
