@@ -160,7 +160,7 @@ def _acquisition_call(monkeypatch, opt):
     capture = Capture(msucb_module.lbfgsb_batch)
     monkeypatch.setattr(msucb_module, "lbfgsb_batch", capture)
     (proposal,) = opt.ask()
-    ((acq, Y0, lo, hi),) = [call[:4] for call in capture.calls]
+    ((acq, Y0),) = [call[:2] for call in capture.calls]
     return proposal, acq, Y0
 
 
