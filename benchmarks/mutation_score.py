@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("hdbo_engine", "hdbo_cli", "hdbo_adapters", "tests", "pyproject.toml")
-MODEL_PHASE = "tests/test_model_phase.py"
+MODEL_PHASE = "tests/test_model_phase_algorithms.py"
 
 
 @dataclass(frozen=True)
