@@ -351,10 +351,10 @@ def test_an_ask_waits_for_an_earlier_ask_of_another_process(monkeypatch):
 
     def finish_other() -> None:
         time.sleep(0.3)
+        events.append("other stores its proposal")  # before it can be seen
         study._storage.set_trial_system_attr(other._trial_id, ATTR_PROPOSAL, {
             "x": foreign_x, "meta": {"foreign": True},
             "space": _space_key(sampler)})
-        events.append("other stored its proposal")
 
     thread = threading.Thread(target=finish_other)
     thread.start()
@@ -362,7 +362,7 @@ def test_an_ask_waits_for_an_earlier_ask_of_another_process(monkeypatch):
     events.append("this ask returned")
     thread.join()
     # it waited for the other proposal ...
-    assert events == ["other stored its proposal", "this ask returned"] and clock.sleeps > 0
+    assert events == ["other stores its proposal", "this ask returned"] and clock.sleeps > 0
     pending = sampler._cache.optimizer.pending
     assert any(np.allclose(p, foreign_x) for p in pending)  # ... and avoided it
 
