@@ -78,10 +78,11 @@ from skopt.utils import check_x_in_space, eval_callbacks, normalize_dimensions
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
-from hdbo_engine.base import Proposal, impute_failures
+from hdbo_engine.base import Proposal
 from hdbo_engine.gp import GP
 from hdbo_engine.registry import Entry, entries
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
+from hdbo_engine.util import impute_failures
 
 __all__ = [  # and <Class>Optimizer, <name>_minimize per public registered algorithm
     "HDBOOptimizer", "hdbo_minimize", "named_objects", "GPSurrogate", "engine_space",

@@ -1,7 +1,7 @@
 """The ask/tell contract every engine algorithm implements, and ``minimize``.
 
-Contract (DESIGN.md, "Conventions")
------------------------------------
+Contract (docs/ARCHITECTURE.md, "Conventions")
+----------------------------------------------
 * Points live in the unit cube ``[0, 1]^D`` (``D = space.n_columns``) as
   float64 arrays; the public API **minimises**.
 * ``ask(n)`` returns ``n`` :class:`Proposal` objects (point + small
@@ -32,156 +32,21 @@ Contract (DESIGN.md, "Conventions")
 
 Initial design
 --------------
-The first ``n_init`` points (counting finite told values and pending
-points) are the initial design. With ``init_centre`` [True for every
-algorithm except random search] the first of them, asked while nothing is
-told or pending, is the centre of the cube (snapped by the space: the
-geometric middle of a log-scaled range, the middle integer, a categorical's
-first choice); the others are uniform draws. The papers draw every initial
-point uniformly and are silent on this choice. We adopt the centre because
-it is the first evaluation of CMA-ES, Nevergrad's NGOpt and COCO's
-``initial_solution``, and because it is measured to help: on the committed
-``bbob`` suite (COCO f1, f2, f8, f15 at D = 20 and 40, optima off the box
-diagonal) the centre alone beats the median best of 100 uniform points on 7
-of 8 problems, and CobBO started there improves its 3-seed median on all 8
-(``python benchmarks/d100_diagnostics.py cobbo-centre --suite bbob``);
-our five engine methods improved 112 of 120 paired bbob cells (3 seeds). It costs
-where the centre is a poor point: Styblinski-Tang's centre is a local
-maximum of every coordinate, and MS-UCB there (10-D, 45 evaluations, 20
-seeds) reached a median of -204 with it against -225 without. History told
-before the first ask (a warm start) replaces the centre.
-
-``init_design`` chooses the other points ["axis" in the practical preset of
-MS-UCB, CobBO, GO-UCB and BKB; "uniform" in their paper presets, for GP-UCB
-and random search]. ``"uniform"``: uniform draws. ``"axis"``: the
-exploratory move of Hooke and Jeeves' pattern search ("Direct search
-solution of numerical and statistical problems", J. ACM 8, 1961): the
-coordinates in a random order (a permutation seeded by ``seed`` alone), each
-probed at the best told point plus its step (``AXIS_STEP``, 1/6 of the cube's
-side, times a factor drawn once per coordinate from U(0.75, 1.25),
-``AXIS_JITTER``, seeded likewise; the paragraph "Why the step is jittered"
-below) and, when that is not an improvement, minus it; the best told point
-moves with every improvement, so the design is one greedy pass over the
-coordinates. The design then ends with a line search along the pass's
-finite-difference slopes ("Line search after the design", below). Left at
-None, ``n_init`` is then ``max(the uniform design's size, min(2 D + 1,
-budget // 4))`` (:func:`design_size`; an unknown budget
-counts as ``DESIGN_HORIZON`` = 100): 125 points at D = 100 with 500
-evaluations, 25 at D = 12, and the uniform size (e.g. MS-UCB's 20) where the
-pass is shorter, as for D < 10. Once every coordinate is probed, the rest of
-the design is uniform draws. A probe whose value is not yet told counts
-as no improvement, so a batch probes both signs at once; a probe that would
-leave the cube goes the other way; with nothing told and no centre pending
-the point is a uniform draw. Probes carry ``{"init": True, "axis": [k,
-sign]}`` (``k``: position in the order). A step that the space snaps back
-to the base point is skipped: a categorical's one-hot columns (a step of
-1/6 never changes the argmax) and an integer too coarse for it, so the pass
-probes Real and Integer parameters and the rest of the design is uniform
-draws. The next probe is a function of the told history, these metas and
-the pending points, so a rebuilt optimizer continues the pass exactly. For
-the same reason two workers that share a state but cannot see each other's
-latest proposal would propose the same probe, so an ask with a ``salt``
-(the adapters pass one when other trials are running) draws its design
-points uniformly, as with ``"uniform"``.
-
-Why: at D = 100 with a few hundred evaluations every uniform point is worse
-than the centre and tells the surrogate little about any single coordinate,
-while NGOpt (which runs COBYLA at these sizes) builds its first simplex from
-axis steps of 1/6 of the box, greedily, and leads every D = 100 ``hd``
-problem after 101 evaluations (``shifted_styblinski_tang`` seed 0: -2206
-against 174 for the best of ours). The step is COBYLA's; it was not tuned.
-Measured before adopting it (seed 0, 500 evaluations, an ask/tell probe
-that tells the pass as the design; default -> axis): GO-UCB
-``shifted_ackley`` 6.71 -> 6.16, ``shifted_levy`` 84.0 -> 76.7,
-``rotated_rosenbrock`` 1.66e5 -> 3.09e4, ``rover`` 6.82 -> 1.59; BKB 8.25 ->
-7.32, 109.2 -> 91.1, 5.73e5 -> 5.64e4, 1.57 -> 1.18; MS-UCB 9.73 -> 8.53,
-111.4 -> 75.3, 1.85e5 -> 1.09e5, 5.07 -> -3.51: better in all 12 pairs.
-A pass probing only the plus side, as COBYLA does, was better than the
-default in 7 of the 12 and worse than the two-sided pass in 9. A pass that
-always probes both signs and keeps the better was worse than this one in 6
-of 8 (GO-UCB and MS-UCB on shifted Ackley, shifted Levy, rotated Rosenbrock
-and Styblinski-Tang, seed 0; better only on Levy), though it escapes the
-trap on ``d100``'s Rastrigin (BENCHMARKS.md, session 15). A longer design, a whole pass
-at D = 100 (``n_init`` = 2 D + 1 = 201 of 500, session 16; GO-UCB and BKB, the five D = 100
-``hd`` problems, seeds 0-1, fixed step), was better in 12 of 20 pairs but GO-UCB, our best
-there, lost 5 of 10, rotated Rosenbrock 4.80e4 / 8.99e4 -> 1.70e5 / 1.72e5 (its Phase I
-grows with the design), so the quarter of the budget stays. The ``hd`` suite's result is in
-BENCHMARKS.md (preface, session 15).
-
-Why the step is jittered: a fixed step of a round fraction of the box lands on
-whatever structure the objective has at round fractions of the box. On
-``d100``'s Rastrigin (box [-5, 10], local minima at the integers) a step of
-1/6 (2.5 units) moves every coordinate from the centre's local maximum at 2.5
-onto the local minimum at 5, slightly better, so the pass never tries the
-optimum at 0 and ends on a lattice point that our models barely left (MS-UCB
-ended at exactly 2500 on every seed, BKB on four of five). The same alignment
-helped ``d100``'s Ackley and Levy. A factor per coordinate removes the
-alignment either way. Measured before adopting it (an ask/tell probe with the
-bench's construction, 500 evaluations; fixed -> jittered): ``d100``
-Rastrigin, seeds 0-1, GO-UCB 2500 / 2476 -> 1171 / 1261, CobBO 2040 / 1858
--> 1269 / 1248, BKB 2500 / 2500 -> 1338 / 1328, MS-UCB 2500 / 2500 -> 1523 /
-1390; ``d100`` seed 0, GO-UCB and CobBO: Ackley 5.63 / 5.70 -> 6.22 / 6.24 and
-Levy 14.8 / 21.4 -> 21.6 / 23.5 (worse: the lost alignment), Rosenbrock
-1.23e5 / 7.66e4 -> 1.09e5 / 5.78e4; on ``hd`` (GO-UCB and BKB, the five D =
-100 problems, seeds 0-1) better in 13 of 20 pairs, e.g. BKB rotated
-Rosenbrock 1.76e5 / 1.64e5 -> 1.51e5 / 9.47e4, GO-UCB shifted Ackley 6.45 /
-6.38 -> 6.64 / 7.34 (worse). The factor's range was not tuned (one value
-tried). On the suites (session 16; BENCHMARKS.md, preface): ``hd`` 70 of 132 cells
-better (neutral, as intended where the optimum is not aligned with the box), ``d100``
-Rastrigin's best of ours 1997 -> 1171, Levy 22.1 -> 20.6, Ackley 5.63 -> 5.82; ``bbob``
-better on 5 of 8 groups.
-
-Line search after the design
-----------------------------
-With ``line_search`` [True exactly when ``init_design`` is ``"axis"``: the
-practical presets], the axis design ends with a line search, the second half
-of Hooke and Jeeves' iteration (their pattern move) in the form COBYLA takes
-at these sizes: a step on all coordinates at once along a linear model. Each
-axis probe gives a finite-difference slope for its coordinate: the probe
-against the told point it stepped from (the one equal to it in every other
-coordinate) or, where both signs were probed from one point, their central
-difference; coordinates without a probe get 0. The direction ``d`` is minus
-the slopes, scaled to a largest entry of 1. Starting at the best point of the
-design, the search evaluates ``best + s d`` (clipped to the cube) for ``s`` in
-``LINE_STEPS`` = 1/6, 1/3, 2/3, 1/12, 1/24 of the side, in that order, the
-best point moving with every improvement, and stops when a step of 1/6 or
-more fails after one improved: 2 to 5 evaluations, beyond ``n_init``. Its
-points carry ``{"init": True, "line": s}`` (so a trust region does not count
-them). The next step is a function of the told history and metas, so a
-rebuilt optimizer continues it exactly. It is proposed only by an unsalted
-ask with nothing pending, and ends for good once a model point has been
-asked, so a batch (``ask(n)``, n > 1) takes one line point and then the
-model's, and concurrent workers skip it. It is skipped where no slope is
-known (a warm start without axis metas, a uniform design).
-
-Why: the greedy pass moves one coordinate at a time, and NGOpt's COBYLA,
-which leads every D = 100 ``hd`` problem after about D + 1 evaluations, moves
-all of them along its linear model. The steps are COBYLA's initial radius
-(1/6), longer steps for a slope that keeps improving, and shorter ones for a
-direction that overshoots; they were not tuned. Measured before adopting it
-(session 16, an ask/tell probe that told the line search after the design
-without the ``"init"`` mark, 500 evaluations, against the ``hd`` cells of the
-same seeds): better in 56 of 80 runs; by problem, shifted Styblinski-Tang
-12 / 12 (-3179 to -3356, against NGOpt's median -3181), rover 8 / 8, shifted
-Ackley 10 / 12, rotated Rastrigin 7 / 12, rotated Rosenbrock 6 / 12, shifted
-Levy 6 / 12, Swimmer 3 / 4, LunarLander 2 / 4, HalfCheetah and Hopper 1 / 2.
-On the suites (session 17, our four re-run with it, against session 16's cells of the
-same seeds; BENCHMARKS.md, preface): ``hd`` 28 of 44 medians and 80 of 132 cells better,
-the best of ours on Styblinski-Tang -3090 -> -3245 and rover -1.46 -> -3.03 (both now
-ahead of every peer), shifted Ackley 6.92 -> 5.86, rotated Rosenbrock 5.65e4 -> 3.56e4,
-LunarLander -284.6 -> -274.2 (lost to GPSampler's -276.0); ``d100`` 14 of 20 medians
-better (Rosenbrock 4.62e4 -> 2.56e4, Rastrigin 1171 -> 1121, Levy 20.6 -> 24.7 worse);
-``bbob`` 15 of 32 medians better, groups where ours beats every peer 1 -> 3 of 8.
+The first ``n_init`` points (counting finite told values and pending points) are the
+initial design, proposed by :class:`hdbo_engine.design.InitialDesign`: the centre of the
+cube when ``init_centre``, then ``init_design`` ``"uniform"`` (uniform draws) or ``"axis"``
+(Hooke and Jeeves' axis pass, then a line search when ``line_search``). History told before
+the first ask (a warm start) replaces the centre. An ask with a ``salt`` (concurrent
+workers) draws its design points uniformly. Details and evidence:
+``docs/algorithms/initial-design.md``.
 
 Presets
 -------
-Every engine algorithm takes ``preset``: ``"paper"`` is exactly its paper's
-configuration (listed in the algorithm's docstring: the paper's initial
-design, no trust region, the paper's constants); ``"practical"`` [the
-default] is what measured best on the ``hd`` suite. Options left unset take
-the preset's value; an option given explicitly always wins, so
-``MSUCB(D, preset="paper", N0=4)`` is the paper's configuration with four
-subspaces per step. ``n_init`` and ``init_centre`` follow the preset too.
+Every engine algorithm takes ``preset``: ``"paper"`` is exactly its paper's configuration
+(the paper's initial design, no trust region, the paper's constants); ``"practical"`` [the
+default] is what measured best on the ``hd`` suite. An option given explicitly wins over
+the preset, so ``MSUCB(D, preset="paper", N0=4)`` is the paper's configuration with four
+subspaces per step.
 
 Large batches
 -------------
@@ -196,8 +61,7 @@ coordinate, clipped to the box (the trust region around the best point when
 the algorithm has one, else the cube), made distinct like every proposal;
 its meta is ``{"batch_fill": True, "near": j mod k}``. So a large batch
 explores the neighbourhoods of the model's choices. Initial-design points
-are uniform draws at any n. Measured: ``python benchmarks/parallel_bench.py``
-(BENCHMARKS.md, "Rebuild from history and large batches").
+are uniform draws at any n (measured: ``python benchmarks/parallel_bench.py``).
 
 Trust region
 ------------
@@ -208,7 +72,6 @@ order (before ``_on_tell``), so its state is a function of the history.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -217,29 +80,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .design import INIT_DESIGNS, InitialDesign, design_size
 from .registry import get_algorithm
 from .space import Space
 from .trust_region import TrustRegion
+from .util import as_float_array, impute_failures, is_int
 
-INIT_DESIGNS = ("uniform", "axis")
-AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe (module docstring, "Initial design")
-AXIS_JITTER = 0.25  # each coordinate's step is AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
-LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
-DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
-_AXIS_STREAM = 52_711  # separates the axis order from the ask streams
-
-
-def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
-    """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, room for the
-    centre and both probes of every coordinate up to a quarter of the budget (of
-    ``DESIGN_HORIZON`` when it is unknown), and never less than ``uniform_size``:
-    ``max(uniform_size, min(2 dim + 1, budget // 4))``."""
-    if design != "axis":
-        return int(uniform_size)
-    return int(max(uniform_size, min(2 * dim + 1, (budget or DESIGN_HORIZON) // 4)))
-
-__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "impute_failures",
-           "FROM_PRESET"]
+__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "FROM_PRESET"]
 
 
 class _FromPreset:
@@ -260,75 +107,7 @@ class Proposal:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def is_int(value: object) -> bool:
-    """A Python or numpy integer, and not a bool (argument validation)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def is_number(value: object) -> bool:
-    """A Python or numpy real number, and not a bool (argument validation)."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-
-
-def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
-    """``value`` as a float64 array, or TypeError/ValueError naming ``arg`` (validation).
-
-    Numbers, numeric arrays and nested sequences of numbers are accepted;
-    strings, None, complex numbers, ragged sequences and other objects raise
-    ``TypeError`` (numpy would turn ``"0.5"`` into 0.5 and None into NaN), and
-    a number too large for float64 raises ``ValueError``.
-    """
-    def bad_type() -> TypeError:
-        return TypeError(f"{arg}: expected {expected}, got {type(value).__name__} {value!r:.80}")
-
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError):  # ragged nested sequences
-        raise bad_type() from None
-    if raw.dtype.kind == "O":
-        if any(v is None or isinstance(v, (str, bytes, complex)) for v in raw.ravel()):
-            raise bad_type()
-    elif raw.dtype.kind not in "biuf":
-        raise bad_type()
-    try:
-        return raw.astype(float)
-    except OverflowError:
-        raise ValueError(f"{arg}: expected {expected}; a value is too large for float64") from None
-    except (TypeError, ValueError):
-        raise bad_type() from None
-
-
-def history_fingerprint(settings: str, X: np.ndarray, y: np.ndarray) -> str:
-    """Short hash of an algorithm's ``settings`` (a repr) and a told history prefix.
-
-    A fit recorded in a proposal's meta is reused on rebuild only where this
-    matches, so a record from another history or configuration is ignored.
-    """
-    h = hashlib.sha1(settings.encode())
-    h.update(np.ascontiguousarray(X, dtype=float).tobytes())
-    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
-    return h.hexdigest()[:20]
-
-
-def impute_failures(y: np.ndarray) -> np.ndarray:
-    """Replace each non-finite value by the worst (largest) finite value before it.
-
-    Values with no finite value before them take the worst finite value of all
-    of ``y`` (or 0 when nothing is finite). Prefix-consistent, so a model
-    fitted on the first n points sees the same data in a rebuilt optimizer.
-    """
-    y = np.asarray(y, dtype=float).copy()
-    bad = ~np.isfinite(y)
-    if not bad.any():
-        return y
-    finite = y[~bad]
-    fallback = float(finite.max()) if finite.size else 0.0
-    running = np.maximum.accumulate(np.where(bad, -np.inf, y))
-    y[bad] = np.where(np.isfinite(running[bad]), running[bad], fallback)
-    return y
-
-
-class Optimizer(ABC):
+class Optimizer(InitialDesign, ABC):
     """Base class of every engine algorithm (minimisation on the unit cube).
 
     Parameters
@@ -345,8 +124,8 @@ class Optimizer(ABC):
     init_design: ``"uniform"`` or ``"axis"`` (module docstring, "Initial
         design"); ``None`` takes the preset's, else ``default_init_design``.
     line_search: whether the axis design ends with a line search along its
-        finite-difference slopes (module docstring, "Line search after the
-        design"); ``None``: True exactly when ``init_design`` is ``"axis"``.
+        finite-difference slopes (:mod:`hdbo_engine.design`); ``None``: True exactly when
+        ``init_design`` is ``"axis"``.
     preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
         "Presets"); ``n_init``, ``init_centre``, ``init_design`` and
         ``line_search`` left at ``None`` take the preset's values where it sets them.
@@ -527,129 +306,6 @@ class Optimizer(ABC):
                 x = np.clip(centres[j % k] + step, lo, hi)
                 out.append(self._accept(x, {"batch_fill": True, "near": j % k}, rng))
         return out
-
-    def _design_point(self, rng: np.random.Generator,
-                      salted: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
-        """The next initial-design point and its meta (module docstring, "Initial design");
-        ``salted`` asks (concurrent workers) get uniform draws instead of axis probes."""
-        if self.init_centre and self.n_told == 0 and not self._pending:
-            return np.full(self.dim, 0.5), {"init": True, "centre": True}
-        use_axis = self.init_design == "axis" and not salted
-        probe = self._axis_probe() if use_axis else None
-        return probe if probe is not None else (rng.random(self.dim), {"init": True})
-
-    def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
-        """The next point of the exploratory move along the axes (module docstring,
-        "Initial design"), or None when every coordinate has been probed or there is no
-        base point yet."""
-        best = self.best
-        if best is not None:
-            base = best[0]
-        elif self.init_centre and self._pending:
-            base = np.full(self.dim, 0.5)  # the centre, pending in this batch
-        else:
-            return None
-        told = [m["axis"] for m in self._metas if "axis" in m]
-        issued = told + [p.meta["axis"] for p in self._pending if "axis" in p.meta]
-        if not issued:
-            k, sign = 0, 1
-        else:
-            k, sign = issued[-1]
-            # the last probe improved if it is told and is now the best told point
-            improved = len(issued) == len(told) and best is not None and (
-                self._metas[self._best_index()].get("axis") == [k, sign])
-            k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
-        base = self.space.snap(base)[0]
-        order, scale = self._axis_plan()
-        while k < self.dim:
-            j = int(order[k])
-            x = base.copy()
-            step = sign * AXIS_STEP * scale[j]
-            x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
-            if not np.array_equal(self.space.snap(x)[0], base):
-                return x, {"init": True, "axis": [k, sign]}
-            # a step the space snaps back (a categorical's one-hot column, a coarse integer)
-            k, sign = (k, -1) if sign == 1 else (k + 1, 1)
-        return None
-
-    def _best_index(self, n: int | None = None) -> int:
-        """Index of the lowest finite value among the first ``n`` told ones (all when None;
-        call only when one exists)."""
-        y = self._y[:n]
-        return int(np.argmin(np.where(np.isfinite(y), y, np.inf)))
-
-    def _axis_plan(self) -> tuple[np.ndarray, np.ndarray]:
-        """The order in which the axis design probes the coordinates (a permutation) and each
-        coordinate's step factor in [1 - AXIS_JITTER, 1 + AXIS_JITTER], drawn from a
-        generator seeded by ``seed`` alone (module docstring, "Initial design")."""
-        if self._axis is None:
-            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                               spawn_key=(_AXIS_STREAM,)))
-            order = rng.permutation(self.dim)
-            self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
-        return self._axis
-
-    def _design_end(self) -> int | None:
-        """Number of told points up to and including the ``n_init``-th finite value (None
-        while the design is not complete; GO-UCB's Phase I ends here too)."""
-        finite = np.flatnonzero(np.isfinite(self._y))
-        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
-
-    def _design_slopes(self, end: int) -> np.ndarray:
-        """Finite-difference slope of each coordinate from the axis probes among the first
-        ``end`` told points (module docstring, "Line search after the design"); 0 where a
-        coordinate has no usable probe."""
-        X, y = self._X[:end], self._y[:end]
-        order = self._axis_plan()[0]
-        slopes = np.zeros(self.dim)
-        plus: dict[int, int] = {}  # coordinate -> index of its plus probe
-        for i in range(end):
-            axis = self._metas[i].get("axis")
-            if not (isinstance(axis, (list, tuple)) and len(axis) == 2 and is_int(axis[0])
-                    and 0 <= axis[0] < self.dim and np.isfinite(y[i])):
-                continue  # not an axis probe of this design (or a failed one)
-            j = int(order[axis[0]])
-            others = np.delete(X[:i], j, axis=1)
-            same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
-                                  & np.isfinite(y[:i]) & (X[:i, j] != X[i, j]))
-            if not len(same):
-                continue
-            b = int(same[-1])  # the point it stepped from
-            slopes[j] = (y[i] - y[b]) / (X[i, j] - X[b, j])
-            if axis[1] == 1:
-                plus[j] = i
-            elif j in plus:
-                p = plus[j]
-                if (X[p, j] - X[b, j]) * (X[i, j] - X[b, j]) < 0 and np.array_equal(
-                        np.delete(X[p], j), np.delete(X[i], j)):
-                    slopes[j] = (y[p] - y[i]) / (X[p, j] - X[i, j])  # central difference
-        return slopes
-
-    def _line_point(self) -> tuple[np.ndarray, dict[str, Any]] | None:
-        """The next point of the line search after the axis design, or None when it does not
-        apply or is over (module docstring, "Line search after the design")."""
-        if not self.line_search or self._pending:
-            return None
-        end = self._design_end()
-        if end is None or not all("line" in m for m in self._metas[end:]):
-            return None  # the design is not told yet, or the model has taken over
-        tried = self.n_told - end
-        if tried >= len(LINE_STEPS):
-            return None
-        direction = -self._design_slopes(end)
-        scale = float(np.abs(direction).max())
-        if not scale > 0.0:
-            return None
-        direction /= scale
-        i = self._best_index(end)
-        x_best, y_best, improved = self._X[i], float(self._y[i]), False
-        for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
-            if self._y[k] < y_best:
-                x_best, y_best, improved = self._X[k], float(self._y[k]), True
-            elif improved and step >= LINE_STEPS[0]:
-                return None  # a long step failed after one improved
-        step = LINE_STEPS[tried]
-        return np.clip(x_best + step * direction, 0.0, 1.0), {"init": True, "line": step}
 
     def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
         """Box of a large batch's filler points: the trust region around the best point, or

@@ -47,7 +47,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from .base import history_fingerprint
+from .util import history_fingerprint
 
 SQRT5 = np.sqrt(5.0)
 NOISE_PRIOR_MU = -4.0  # log noise variance ~ N(-4, 1) (Hvarfner et al. 2024)
@@ -417,7 +417,7 @@ class HyperparameterChain:
     Refits happen when the history reaches ``n_k`` points, with
     ``n_{k+1} = n_k + max(1, floor(refit_growth * n_k))`` (every step early on,
     about every 10% of the history later). The fit at ``n_k`` uses the first
-    ``n_k`` told points (failures imputed as in ``base.impute_failures``) and
+    ``n_k`` told points (failures imputed as in ``util.impute_failures``) and
     is warm-started from the fit at ``n_{k-1}``. Because the checkpoints and
     the data at each are functions of the told history alone, an optimizer
     rebuilt from history replays the same chain and reaches the same
@@ -467,7 +467,7 @@ class HyperparameterChain:
         chain first jumps to the latest one that is ahead of it and belongs to this
         history (:meth:`restore`), then replays only the refits after it.
         """
-        from .base import impute_failures
+        from .util import impute_failures
 
         self.restore(states, X, y_raw)
         while self._next_checkpoint() <= len(X):
@@ -526,7 +526,7 @@ class HyperparameterChain:
         ``sign=-1`` (default) models the negated objective, for maximisation;
         ``states`` as in :meth:`params`.
         """
-        from .base import impute_failures
+        from .util import impute_failures
 
         params = self.params(X, y_raw, states)
         gp = GP(self.gp.dim, self.gp.noise_bounds, self.gp.fit_maxiter, self.gp.kernel_type)

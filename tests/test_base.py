@@ -5,7 +5,7 @@ import pytest
 
 from hdbo_engine import Categorical, Integer, Real, Space, available, get_algorithm, minimize
 from hdbo_engine.algorithms.baselines import RandomSearch
-from hdbo_engine.base import impute_failures
+from hdbo_engine.util import impute_failures
 
 
 def test_ask_returns_distinct_pending_points_and_tell_clears_them():

@@ -64,11 +64,12 @@ import numpy as np
 from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
-from ..base import FROM_PRESET, Optimizer, Proposal, history_fingerprint, impute_failures, is_int
+from ..base import FROM_PRESET, Optimizer, Proposal
 from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
+from ..util import history_fingerprint, impute_failures, is_int
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 

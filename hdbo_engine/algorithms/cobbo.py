@@ -68,11 +68,12 @@ from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
 
 from ..acquisition import expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer, impute_failures, is_int, is_number
+from ..base import FROM_PRESET, Optimizer
 from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion
+from ..util import impute_failures, is_int, is_number
 
 BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
 DEFAULT_BUDGET = 1000  # T when the budget is unknown
@@ -314,7 +315,7 @@ class CobBO(Optimizer):
     def surrogate_values(self, n: int | None = None) -> np.ndarray:
         """Values of the first ``n`` [all] told points for the surrogates.
 
-        Failures imputed (``base.impute_failures``), escaped pivots penalised.
+        Failures imputed (``util.impute_failures``), escaped pivots penalised.
         """
         y = impute_failures(self.y[:n])
         for i, v in self.penalised.items():

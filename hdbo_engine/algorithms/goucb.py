@@ -62,10 +62,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import FROM_PRESET, Optimizer, history_fingerprint, impute_failures
+from ..base import FROM_PRESET, Optimizer
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
+from ..util import history_fingerprint, impute_failures
 
 __all__ = ["GOUCB", "DEFAULT_HORIZON", "default_model"]
 

@@ -54,11 +54,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..acquisition import log_expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer, is_int, is_number
+from ..base import FROM_PRESET, Optimizer
 from ..gp import GP, HyperparameterChain
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion
+from ..util import is_int, is_number
 
 _Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
 _MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)

@@ -1,0 +1,185 @@
+"""The initial design every engine algorithm shares: the centre, Hooke and Jeeves' axis pass
+and a line search along its slopes (``docs/algorithms/initial-design.md``).
+
+* ``"uniform"``: uniform draws after the centre (the papers' designs).
+* ``"axis"``: the exploratory move of Hooke and Jeeves' pattern search ("Direct search
+  solution of numerical and statistical problems", J. ACM 8, 1961): the coordinates in an
+  order drawn from ``seed``, each probed at the best told point plus a step of
+  ``AXIS_STEP`` [1/6 of the side] times a factor from U(0.75, 1.25) drawn once per coordinate
+  and, when that is not an improvement, minus it [initial-design.md#the-axis-pass].
+* Line search (``line_search``, with the axis design): steps ``LINE_STEPS`` along minus the
+  pass's finite-difference slopes from the best point, until a long step fails after one
+  improved [initial-design.md#line-search-after-the-design].
+* Size: :func:`design_size` [initial-design.md#the-axis-pass].
+
+Every design point is a function of the told history, the metas and the pending points, so
+a rebuilt optimizer continues the design exactly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .util import is_int
+
+if TYPE_CHECKING:
+    from .base import Proposal
+
+INIT_DESIGNS = ("uniform", "axis")
+AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe
+AXIS_JITTER = 0.25  # a coordinate's step: AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
+LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
+DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
+_AXIS_STREAM = 52_711  # separates the axis order from the ask streams
+
+
+def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
+    """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, room for the
+    centre and both probes of every coordinate up to a quarter of the budget (of
+    ``DESIGN_HORIZON`` when it is unknown), and never less than ``uniform_size``:
+    ``max(uniform_size, min(2 dim + 1, budget // 4))``."""
+    if design != "axis":
+        return int(uniform_size)
+    return int(max(uniform_size, min(2 * dim + 1, (budget or DESIGN_HORIZON) // 4)))
+
+
+class InitialDesign:
+    """The design's proposals, mixed into :class:`hdbo_engine.base.Optimizer` (which holds
+    the history these read: ``_X``, ``_y``, ``_metas``, ``_pending``)."""
+
+    dim: int
+    seed: int
+    n_told: int
+    init_centre: bool
+    init_design: str
+    line_search: bool
+    _X: np.ndarray
+    _y: np.ndarray
+    _metas: list[dict[str, Any]]
+    _pending: list[Proposal]
+    _axis: tuple[np.ndarray, np.ndarray] | None
+
+    def _design_point(self, rng: np.random.Generator,
+                      salted: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        """The next initial-design point and its meta;
+        ``salted`` asks (concurrent workers) get uniform draws instead of axis probes."""
+        if self.init_centre and self.n_told == 0 and not self._pending:
+            return np.full(self.dim, 0.5), {"init": True, "centre": True}
+        use_axis = self.init_design == "axis" and not salted
+        probe = self._axis_probe() if use_axis else None
+        return probe if probe is not None else (rng.random(self.dim), {"init": True})
+
+    def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The next point of the exploratory move along the axes (module docstring,
+        "Initial design"), or None when every coordinate has been probed or there is no
+        base point yet."""
+        best = self.best
+        if best is not None:
+            base = best[0]
+        elif self.init_centre and self._pending:
+            base = np.full(self.dim, 0.5)  # the centre, pending in this batch
+        else:
+            return None
+        told = [m["axis"] for m in self._metas if "axis" in m]
+        issued = told + [p.meta["axis"] for p in self._pending if "axis" in p.meta]
+        if not issued:
+            k, sign = 0, 1
+        else:
+            k, sign = issued[-1]
+            # the last probe improved if it is told and is now the best told point
+            improved = len(issued) == len(told) and best is not None and (
+                self._metas[self._best_index()].get("axis") == [k, sign])
+            k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
+        base = self.space.snap(base)[0]
+        order, scale = self._axis_plan()
+        while k < self.dim:
+            j = int(order[k])
+            x = base.copy()
+            step = sign * AXIS_STEP * scale[j]
+            x[j] = base[j] + step if 0.0 <= base[j] + step <= 1.0 else base[j] - step
+            if not np.array_equal(self.space.snap(x)[0], base):
+                return x, {"init": True, "axis": [k, sign]}
+            # a step the space snaps back (a categorical's one-hot column, a coarse integer)
+            k, sign = (k, -1) if sign == 1 else (k + 1, 1)
+        return None
+
+    def _best_index(self, n: int | None = None) -> int:
+        """Index of the lowest finite value among the first ``n`` told ones (all when None;
+        call only when one exists)."""
+        y = self._y[:n]
+        return int(np.argmin(np.where(np.isfinite(y), y, np.inf)))
+
+    def _axis_plan(self) -> tuple[np.ndarray, np.ndarray]:
+        """The order in which the axis design probes the coordinates (a permutation) and each
+        coordinate's step factor in [1 - AXIS_JITTER, 1 + AXIS_JITTER], drawn from a
+        generator seeded by ``seed`` alone."""
+        if self._axis is None:
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed,
+                                                               spawn_key=(_AXIS_STREAM,)))
+            order = rng.permutation(self.dim)
+            self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
+        return self._axis
+
+    def _design_end(self) -> int | None:
+        """Number of told points up to and including the ``n_init``-th finite value (None
+        while the design is not complete; GO-UCB's Phase I ends here too)."""
+        finite = np.flatnonzero(np.isfinite(self._y))
+        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
+
+    def _design_slopes(self, end: int) -> np.ndarray:
+        """Finite-difference slope of each coordinate from the axis probes among the first
+        ``end`` told points (module docstring, "Line search after the design"); 0 where a
+        coordinate has no usable probe."""
+        X, y = self._X[:end], self._y[:end]
+        order = self._axis_plan()[0]
+        slopes = np.zeros(self.dim)
+        plus: dict[int, int] = {}  # coordinate -> index of its plus probe
+        for i in range(end):
+            axis = self._metas[i].get("axis")
+            if not (isinstance(axis, (list, tuple)) and len(axis) == 2 and is_int(axis[0])
+                    and 0 <= axis[0] < self.dim and np.isfinite(y[i])):
+                continue  # not an axis probe of this design (or a failed one)
+            j = int(order[axis[0]])
+            others = np.delete(X[:i], j, axis=1)
+            same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
+                                  & np.isfinite(y[:i]) & (X[:i, j] != X[i, j]))
+            if not len(same):
+                continue
+            b = int(same[-1])  # the point it stepped from
+            slopes[j] = (y[i] - y[b]) / (X[i, j] - X[b, j])
+            if axis[1] == 1:
+                plus[j] = i
+            elif j in plus:
+                p = plus[j]
+                if (X[p, j] - X[b, j]) * (X[i, j] - X[b, j]) < 0 and np.array_equal(
+                        np.delete(X[p], j), np.delete(X[i], j)):
+                    slopes[j] = (y[p] - y[i]) / (X[p, j] - X[i, j])  # central difference
+        return slopes
+
+    def _line_point(self) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The next point of the line search after the axis design, or None when it does not
+        apply or is over (module docstring, "Line search after the design")."""
+        if not self.line_search or self._pending:
+            return None
+        end = self._design_end()
+        if end is None or not all("line" in m for m in self._metas[end:]):
+            return None  # the design is not told yet, or the model has taken over
+        tried = self.n_told - end
+        if tried >= len(LINE_STEPS):
+            return None
+        direction = -self._design_slopes(end)
+        scale = float(np.abs(direction).max())
+        if not scale > 0.0:
+            return None
+        direction /= scale
+        i = self._best_index(end)
+        x_best, y_best, improved = self._X[i], float(self._y[i]), False
+        for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
+            if self._y[k] < y_best:
+                x_best, y_best, improved = self._X[k], float(self._y[k]), True
+            elif improved and step >= LINE_STEPS[0]:
+                return None  # a long step failed after one improved
+        step = LINE_STEPS[tried]
+        return np.clip(x_best + step * direction, 0.0, 1.0), {"init": True, "line": step}

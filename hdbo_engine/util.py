@@ -1,0 +1,80 @@
+"""Shared argument checks, history fingerprints and failure imputation of the engine.
+
+Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and the adapters
+(one set of validators; ``docs/ARCHITECTURE.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+
+def is_int(value: object) -> bool:
+    """A Python or numpy integer, and not a bool (argument validation)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """A Python or numpy real number, and not a bool (argument validation)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
+    """``value`` as a float64 array, or TypeError/ValueError naming ``arg`` (validation).
+
+    Numbers, numeric arrays and nested sequences of numbers are accepted;
+    strings, None, complex numbers, ragged sequences and other objects raise
+    ``TypeError`` (numpy would turn ``"0.5"`` into 0.5 and None into NaN), and
+    a number too large for float64 raises ``ValueError``.
+    """
+    def bad_type() -> TypeError:
+        return TypeError(f"{arg}: expected {expected}, got {type(value).__name__} {value!r:.80}")
+
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise bad_type() from None
+    if raw.dtype.kind == "O":
+        if any(v is None or isinstance(v, (str, bytes, complex)) for v in raw.ravel()):
+            raise bad_type()
+    elif raw.dtype.kind not in "biuf":
+        raise bad_type()
+    try:
+        return raw.astype(float)
+    except OverflowError:
+        raise ValueError(f"{arg}: expected {expected}; a value is too large for float64") from None
+    except (TypeError, ValueError):
+        raise bad_type() from None
+
+
+def history_fingerprint(settings: str, X: np.ndarray, y: np.ndarray) -> str:
+    """Short hash of an algorithm's ``settings`` (a repr) and a told history prefix.
+
+    A fit recorded in a proposal's meta is reused on rebuild only where this
+    matches, so a record from another history or configuration is ignored.
+    """
+    h = hashlib.sha1(settings.encode())
+    h.update(np.ascontiguousarray(X, dtype=float).tobytes())
+    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
+    return h.hexdigest()[:20]
+
+
+def impute_failures(y: np.ndarray) -> np.ndarray:
+    """Replace each non-finite value by the worst (largest) finite value before it.
+
+    Values with no finite value before them take the worst finite value of all
+    of ``y`` (or 0 when nothing is finite). Prefix-consistent, so a model
+    fitted on the first n points sees the same data in a rebuilt optimizer.
+    """
+    y = np.asarray(y, dtype=float).copy()
+    bad = ~np.isfinite(y)
+    if not bad.any():
+        return y
+    finite = y[~bad]
+    fallback = float(finite.max()) if finite.size else 0.0
+    running = np.maximum.accumulate(np.where(bad, -np.inf, y))
+    y[bad] = np.where(np.isfinite(running[bad]), running[bad], fallback)
+    return y
