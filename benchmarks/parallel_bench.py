@@ -18,7 +18,7 @@ points of the problem; the CPU time of ``ask(--batch)`` [1000] and the number
 of distinct points it returned.
 
 Single process, one thread; CPU time (``time.process_time``), as in the
-benchmark protocol of DESIGN.md:
+benchmark protocol of docs/ARCHITECTURE.md:
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         python benchmarks/parallel_bench.py --dim 100 --told 300 --batch 1000

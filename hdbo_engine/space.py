@@ -1,6 +1,6 @@
 """Search-space codec: user values <-> unit cube ``[0, 1]^D``.
 
-This is the one codec every adapter uses (DESIGN.md, "The house").
+This is the one codec every adapter uses (docs/ARCHITECTURE.md, "The floors").
 
 Encoding rules
 --------------
