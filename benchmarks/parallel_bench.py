@@ -1,4 +1,4 @@
-"""Rebuild-from-history and large-batch cost of the four engine algorithms (issue 22).
+"""Rebuild-from-history and large-batch cost of the four engine algorithms.
 
 **Rebuild** (``--dim`` 100, ``--told`` 300): an optimizer of each algorithm is
 told ``--told`` evaluations of ``--problem`` (Ackley): the first ``--told -

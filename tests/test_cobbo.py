@@ -1,4 +1,4 @@
-"""Tests of the CobBO engine algorithm (issue 3)."""
+"""Tests of the CobBO engine algorithm."""
 
 from __future__ import annotations
 

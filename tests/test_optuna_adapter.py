@@ -488,7 +488,7 @@ def test_a_trial_that_dies_mid_ask_gets_a_heartbeat_and_goes_stale(tmp_path):
 
 
 def test_workers_sharing_a_seed_draw_different_first_trials(tmp_path):
-    """Issue 22's reproducer: two samplers with seed 0 on one storage, one trial each, before
+    """The duplicate-trial case: two samplers with seed 0 on one storage, one trial each, before
     either completes: the default independent sampler is seeded by the trial number too."""
     url = f"sqlite:///{tmp_path / 'd.db'}"
     values = []

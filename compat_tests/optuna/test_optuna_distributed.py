@@ -62,7 +62,7 @@ def four_processes() -> Iterator[tuple[Pool, object]]:
 @pytest.mark.parametrize("named", sampler_params())
 def test_four_workers_with_one_seed_never_duplicate(named, storage_kind, four_processes,
                                                     tmp_path):
-    """Issue 22: four processes, every sampler built with ``seed=0`` and its defaults (the
+    """Four processes, every sampler built with ``seed=0`` and its defaults (the
     README's promise), starting together: 40 distinct parameter vectors, the first trials
     (independent sampler) included."""
     name, _ = named
