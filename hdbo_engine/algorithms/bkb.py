@@ -65,7 +65,7 @@ from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
 from ..base import Optimizer, Options, Proposal
-from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
+from ..gp import GP, GPParams, kernel_functions, next_refit, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
@@ -466,7 +466,7 @@ class BKB(Optimizer):
     def _refit(self, n: int) -> None:
         """Hyperparameter checkpoint at n evaluations
         (docs/algorithms/bkb.md, "Kernel and refits")."""
-        if self._n_fitted + max(1, int(self.refit_growth * self._n_fitted)) > n:
+        if next_refit(self._n_fitted, self.refit_growth) > n:
             return
         self._n_fitted = n
         y_all = self.y[:n]
