@@ -532,8 +532,8 @@ class HDBOSampler(BaseSampler):
         cache = self._cache
         if (cache is None or cache.key != key or len(cache.told) > len(history)
                 or not all(a.same_as(b) for a, b in zip(cache.told, history, strict=False))):
-            optimizer = self.algorithm_class(codec.space, seed=self._seed,
-                                             n_init=self._n_startup_trials,
+            design = {} if self._n_startup_trials is None else {"n_init": self._n_startup_trials}
+            optimizer = self.algorithm_class(codec.space, seed=self._seed, **design,
                                              **self._algorithm_kwargs)
             cache = self._cache = _EngineCache(key, optimizer)
             if len(self._told_memo) > 100_000:

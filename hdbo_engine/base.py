@@ -44,9 +44,12 @@ Presets
 -------
 Every engine algorithm takes ``preset``: ``"paper"`` is exactly its paper's configuration
 (the paper's initial design, no trust region, the paper's constants); ``"practical"`` [the
-default] is what measured best on the ``hd`` suite. An option given explicitly wins over
-the preset, so ``MSUCB(D, preset="paper", N0=4)`` is the paper's configuration with four
-subspaces per step.
+default] is what measured best on the ``hd`` suite. Each algorithm's options are one frozen
+dataclass (its ``options_class``, extending :class:`Options`), and ``presets`` maps each
+preset to an instance of it. An option given by name wins over the preset
+(``dataclasses.replace``), so ``MSUCB(D, preset="paper", N0=4)`` is the paper's
+configuration with four subspaces per step; ``options=`` starts from a whole options object
+instead of a preset.
 
 Large batches
 -------------
@@ -75,28 +78,65 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from .design import INIT_DESIGNS, InitialDesign, design_size
+from .design import DEFAULT_HORIZON, INIT_DESIGNS, InitialDesign, design_size
 from .registry import get_algorithm
 from .space import Space
 from .trust_region import TrustRegion
-from .util import as_float_array, impute_failures, is_int
+from .util import as_float_array, check_bool, check_int, impute_failures, is_int
 
-__all__ = ["Proposal", "Optimizer", "OptimizeResult", "minimize", "FROM_PRESET"]
-
-
-class _FromPreset:
-    """Sentinel default of the options that a preset sets."""
-
-    def __repr__(self) -> str:
-        return "FROM_PRESET"
+__all__ = ["Proposal", "Options", "Optimizer", "OptimizeResult", "minimize"]
 
 
-FROM_PRESET: Any = _FromPreset()
+OptionsT = TypeVar("OptionsT", bound="Options")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options every engine algorithm shares: its initial design (module docstring,
+    "Initial design"). Each algorithm's options class extends this one.
+
+    n_init: size of the initial design; None is the design-size rule,
+        :func:`~hdbo_engine.design.design_size` of ``init_design``, the algorithm's uniform
+        design size and the budget.
+    init_centre: whether the initial design starts at the centre of the cube.
+    init_design: ``"uniform"`` or ``"axis"``.
+    line_search: whether the axis design ends with a line search along its finite-difference
+        slopes (:mod:`hdbo_engine.design`); None: True exactly when ``init_design`` is
+        ``"axis"``.
+    """
+
+    n_init: int | None = None
+    init_centre: bool = True
+    init_design: str = "uniform"
+    line_search: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.init_design not in INIT_DESIGNS:
+            raise ValueError(f"init_design: expected one of {list(INIT_DESIGNS)}, "
+                             f"got {self.init_design!r}")
+        check_int("n_init", self.n_init, 1, optional=True)
+        check_bool("init_centre", self.init_centre)
+        if self.line_search is not None and not isinstance(self.line_search, (bool, np.bool_)):
+            raise TypeError(f"line_search: expected a bool or None, got {self.line_search!r}")
+
+    @classmethod
+    def names(cls) -> list[str]:
+        """The option names, sorted."""
+        return sorted(f.name for f in fields(cls))
+
+    def with_overrides(self: OptionsT, owner: str, overrides: dict[str, Any]) -> OptionsT:
+        """A copy with ``overrides`` applied (``dataclasses.replace``); an unknown name is a
+        ``TypeError`` naming it and the valid options of ``owner``."""
+        unknown = sorted(set(overrides) - set(self.names()))
+        if unknown:
+            raise TypeError(f"{owner}: unexpected keyword argument(s) {unknown}; valid options: "
+                            f"{self.names()}")
+        return replace(self, **overrides) if overrides else self
 
 
 @dataclass(frozen=True)
@@ -115,34 +155,28 @@ class Optimizer(InitialDesign, ABC):
     space: a :class:`Space`, or an int D for the unit cube ``[0, 1]^D``.
     seed: integer seed; ``None`` draws one (stored in ``self.seed``).
     budget: total number of evaluations planned, or ``None`` when unknown;
-        used by algorithms whose schedules depend on it.
-    n_init: size of the initial design; ``None`` takes the algorithm's
-        ``default_n_init``.
-    init_centre: whether the initial design starts at the centre of the cube
-        (see "Initial design" in the module docstring); ``None`` takes the
-        algorithm's ``default_init_centre``.
-    init_design: ``"uniform"`` or ``"axis"`` (module docstring, "Initial
-        design"); ``None`` takes the preset's, else ``default_init_design``.
-    line_search: whether the axis design ends with a line search along its
-        finite-difference slopes (:mod:`hdbo_engine.design`); ``None``: True exactly when
-        ``init_design`` is ``"axis"``.
-    preset: ``"practical"`` [default] or ``"paper"`` (module docstring,
-        "Presets"); ``n_init``, ``init_centre``, ``init_design`` and
-        ``line_search`` left at ``None`` take the preset's values where it sets them.
+        used by algorithms whose schedules depend on it (``self.horizon``: the budget, or
+        :data:`~hdbo_engine.design.DEFAULT_HORIZON` when it is unknown).
+    preset: ``"practical"`` [default] or ``"paper"`` (module docstring, "Presets"): the
+        options start from ``presets[preset]``.
+    options: an instance of the algorithm's ``options_class`` to start from instead of the
+        preset's.
+    **overrides: options by name, applied with ``dataclasses.replace`` (:class:`Options`
+        lists the shared ones); an unknown name is a ``TypeError`` listing the valid ones.
 
-    Class attributes (set on an instance to change them): ``batch_model_limit``
-    [16], the most model-based points per ask (module docstring, "Large
-    batches"); ``enumerate_limit`` [65536], the largest space without Real
-    dimensions whose grid is searched for an unseen point (``_accept``).
+    The resolved options are ``self.options``. Class attributes (set on an instance to
+    change them): ``batch_model_limit`` [16], the most model-based points per ask (module
+    docstring, "Large batches"); ``enumerate_limit`` [65536], the largest space without Real
+    dimensions whose grid is searched for an unseen point (``_accept``);
+    ``default_n_init``, the uniform design's size that the design-size rule starts from.
     """
 
     name: ClassVar[str] = "base"
     default_n_init: ClassVar[int] = 10
     enumerate_limit: ClassVar[int] = 65536
     batch_model_limit: ClassVar[int] = 16
-    default_init_centre: ClassVar[bool] = True
-    default_init_design: ClassVar[str] = "uniform"
-    presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}, "paper": {}}
+    options_class: ClassVar[type[Options]] = Options
+    presets: ClassVar[dict[str, Options]] = {"practical": Options(), "paper": Options()}
 
     def __init__(
         self,
@@ -150,14 +184,15 @@ class Optimizer(InitialDesign, ABC):
         *,
         seed: int | None = None,
         budget: int | None = None,
-        n_init: int | None = None,
-        init_centre: bool | None = None,
-        init_design: str | None = None,
-        line_search: bool | None = None,
         preset: str = "practical",
+        options: Options | None = None,
+        **overrides: Any,
     ) -> None:
-        if not isinstance(preset, str) or preset not in self.presets:
-            raise ValueError(f"preset: expected one of {sorted(self.presets)}, got {preset!r}")
+        chosen = self.preset_options(preset) if options is None else options
+        if not isinstance(chosen, self.options_class):
+            raise TypeError(f"options: expected a {self.options_class.__name__}, "
+                            f"got {chosen!r}")
+        self.options = chosen.with_overrides(type(self).__name__, overrides)
         self.preset = preset
         if isinstance(space, bool) or not isinstance(space, (Space, int, np.integer)):
             raise TypeError(f"space: expected a Space or an int D >= 1, got {space!r}")
@@ -171,29 +206,14 @@ class Optimizer(InitialDesign, ABC):
         if budget is not None and (not is_int(budget) or budget < 1):
             raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
         self.budget = None if budget is None else int(budget)
-        chosen = self.presets[preset]
-        if init_design is None:
-            init_design = chosen.get("init_design", self.default_init_design)
-        if init_design not in INIT_DESIGNS:
-            raise ValueError(f"init_design: expected one of {list(INIT_DESIGNS)}, "
-                             f"got {init_design!r}")
-        self.init_design = str(init_design)
-        if n_init is None:
-            n_init = design_size(self.init_design, self._uniform_n_init(), self.dim,
-                                 self.budget)
-        if not is_int(n_init) or n_init < 1:
-            raise ValueError(f"n_init: expected an int >= 1, got {n_init!r}")
-        self.n_init = int(n_init)
-        if init_centre is None:
-            init_centre = chosen.get("init_centre", self.default_init_centre)
-        if not isinstance(init_centre, (bool, np.bool_)):
-            raise TypeError(f"init_centre: expected a bool or None, got {init_centre!r}")
-        self.init_centre = bool(init_centre)
-        if line_search is None:
-            line_search = chosen.get("line_search", self.init_design == "axis")
-        if not isinstance(line_search, (bool, np.bool_)):
-            raise TypeError(f"line_search: expected a bool or None, got {line_search!r}")
-        self.line_search = bool(line_search)
+        self.horizon = DEFAULT_HORIZON if self.budget is None else self.budget
+        opts = self.options
+        self.init_design = str(opts.init_design)
+        self.n_init = int(opts.n_init) if opts.n_init is not None else design_size(
+            self.init_design, self._uniform_n_init(), self.dim, self.budget)
+        self.init_centre = bool(opts.init_centre)
+        self.line_search = (self.init_design == "axis" if opts.line_search is None
+                            else bool(opts.line_search))
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)
         self._metas: list[dict[str, Any]] = []
@@ -202,28 +222,30 @@ class Optimizer(InitialDesign, ABC):
         self._axis: tuple[np.ndarray, np.ndarray] | None = None  # _axis_plan's cache
 
     @classmethod
+    def preset_options(cls, preset: str) -> Options:
+        """The options of ``preset``; a ``ValueError`` listing the presets if there is none."""
+        if not isinstance(preset, str) or preset not in cls.presets:
+            raise ValueError(f"preset: expected one of {sorted(cls.presets)}, got {preset!r}")
+        return cls.presets[preset]
+
+    @classmethod
     def preset_n_init(cls, preset: str = "practical", dim: int | None = None,
                       budget: int | None = None) -> int:
-        """The initial design size that ``preset`` gives when ``n_init`` is left at None.
+        """The initial design size that ``preset`` gives when ``n_init`` is not overridden.
 
-        With ``dim`` (and ``budget`` when known), a preset whose design is ``"axis"`` gives
-        :func:`design_size`'s rule; without ``dim``, the uniform design's size.
+        With ``dim`` (and ``budget`` when known), a preset whose ``n_init`` is None gives the
+        design-size rule (:func:`design_size`); without ``dim``, the uniform design's size.
         """
-        chosen = cls.presets.get(preset, {})
-        size = int(chosen.get("n_init", cls.default_n_init))
+        chosen = cls.presets.get(preset, cls.presets["practical"])
+        if chosen.n_init is not None:
+            return int(chosen.n_init)
         if dim is None:
-            return size
-        return design_size(chosen.get("init_design", cls.default_init_design), size, dim,
-                           budget)
+            return cls.default_n_init
+        return design_size(chosen.init_design, cls.default_n_init, dim, budget)
 
     def _uniform_n_init(self) -> int:
-        """The uniform initial design's size under this preset (``n_init`` left at None)."""
-        return self.preset_n_init(self.preset)
-
-    def _from_preset(self, **given: Any) -> dict[str, Any]:
-        """The given options, each left at ``FROM_PRESET`` replaced by the preset's value."""
-        values = self.presets[self.preset]
-        return {k: values[k] if v is FROM_PRESET else v for k, v in given.items()}
+        """The uniform initial design's size that the design-size rule starts from."""
+        return self.default_n_init
 
     # ---------------------------------------------------------------- history
     @property

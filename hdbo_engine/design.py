@@ -31,18 +31,18 @@ INIT_DESIGNS = ("uniform", "axis")
 AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe
 AXIS_JITTER = 0.25  # a coordinate's step: AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
 LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
-DESIGN_HORIZON = 100  # the budget the axis design's size assumes when none is given
+DEFAULT_HORIZON = 100  # the budget every algorithm assumes when none is given
 _AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
 
 def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
     """Initial design size: ``uniform_size`` for ``"uniform"``; for ``"axis"``, room for the
     centre and both probes of every coordinate up to a quarter of the budget (of
-    ``DESIGN_HORIZON`` when it is unknown), and never less than ``uniform_size``:
+    ``DEFAULT_HORIZON`` when it is unknown), and never less than ``uniform_size``:
     ``max(uniform_size, min(2 dim + 1, budget // 4))``."""
     if design != "axis":
         return int(uniform_size)
-    return int(max(uniform_size, min(2 * dim + 1, (budget or DESIGN_HORIZON) // 4)))
+    return int(max(uniform_size, min(2 * dim + 1, (budget or DEFAULT_HORIZON) // 4)))
 
 
 class InitialDesign:

@@ -411,11 +411,17 @@ class SubspacePosterior:
         return mean, var, dmean, dvar
 
 
+def next_refit(n_fitted: int, refit_growth: float) -> int:
+    """The refit checkpoint after one at ``n_fitted`` told points, the schedule that
+    :class:`HyperparameterChain` and BKB share: ``n + max(1, floor(refit_growth * n))``."""
+    return n_fitted + max(1, int(refit_growth * n_fitted))
+
+
 class HyperparameterChain:
     """Warm-started hyperparameter refits at fixed points of the told history.
 
     Refits happen when the history reaches ``n_k`` points, with
-    ``n_{k+1} = n_k + max(1, floor(refit_growth * n_k))`` (every step early on,
+    ``n_{k+1} = n_k + max(1, floor(refit_growth * n_k))`` (:func:`next_refit`; every step early on,
     about every 10% of the history later). The fit at ``n_k`` uses the first
     ``n_k`` told points (failures imputed as in ``util.impute_failures``) and
     is warm-started from the fit at ``n_{k-1}``. Because the checkpoints and
@@ -453,7 +459,7 @@ class HyperparameterChain:
         self._config = repr((dim, refit_growth, gp.noise_bounds, gp.fit_maxiter, gp.kernel_type))
 
     def _next_checkpoint(self) -> int:
-        return self.n_fitted + max(1, int(self.refit_growth * self.n_fitted))
+        return next_refit(self.n_fitted, self.refit_growth)
 
     def fingerprint(self, X: np.ndarray, y_raw: np.ndarray) -> str:
         """Hash of the chain's settings and a history prefix (what a checkpoint depends on)."""

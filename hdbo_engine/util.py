@@ -78,3 +78,19 @@ def impute_failures(y: np.ndarray) -> np.ndarray:
     running = np.maximum.accumulate(np.where(bad, -np.inf, y))
     y[bad] = np.where(np.isfinite(running[bad]), running[bad], fallback)
     return y
+
+
+def check_int(arg: str, value: object, low: int, *, optional: bool = False) -> None:
+    """``ValueError`` naming ``arg`` unless ``value`` is an int >= ``low`` (or None when
+    ``optional``); option validation."""
+    if optional and value is None:
+        return
+    if not is_int(value) or value < low:  # type: ignore[operator]
+        none = " or None" if optional else ""
+        raise ValueError(f"{arg}: expected an int >= {low}{none}, got {value!r}")
+
+
+def check_bool(arg: str, value: object) -> None:
+    """``TypeError`` naming ``arg`` unless ``value`` is a bool (option validation)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg}: expected a bool, got {value!r}")

@@ -140,10 +140,10 @@ def test_suites_list_auto_first_among_ours_in_every_group() -> None:
 
 def test_our_methods_come_from_the_engine_registry() -> None:
     class NoPaper(RandomSearch):
-        presets = {"practical": {}}
+        presets = {"practical": RandomSearch.presets["practical"]}
 
     class WithPaper(RandomSearch):
-        presets = {"practical": {}, "paper": {}}
+        presets = dict(RandomSearch.presets)
 
     register("toy", NoPaper)
     register("paperish", WithPaper)

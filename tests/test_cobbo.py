@@ -50,7 +50,10 @@ def test_registry_and_defaults():
     opt = CobBO(40, seed=0)
     assert opt.n_init == 25  # axis design, budget unknown: min(2 D + 1, max(20, 100 // 4))
     assert CobBO(40, seed=0, preset="paper").n_init == 20
-    assert opt.tau == 1.0 + 2  # budget unknown -> T = 1000
+    # budget unknown -> T = DEFAULT_HORIZON = 100; tau only meets integers (N_t >= tau, and
+    # ceil(tau) in escape_patience), so T = 100 decides as the former T = 1000 did
+    assert opt.tau == pytest.approx(0.1 + 2)
+    assert opt.escape_patience == CobBO(40, seed=0, budget=1000).escape_patience
     assert list(opt.block_sizes) == [1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30]
     np.testing.assert_allclose(opt.preference, np.full(40, 1 / 40))
     small = CobBO(5, seed=0, budget=100)
@@ -244,7 +247,7 @@ def test_gp_per_point_noise_is_optional_and_validated():
     ({"local_radius": 0.0}, "local_radius"),
     ({"max_gp_points": 0}, "max_gp_points"),
     ({"tr_length_init": 0.0}, "tr_length_init"),
-    ({"tr_failure_tol": 0}, "tr_failure_tol"),
+    ({"failure_tol": 0}, "failure_tol"),
     ({"restarts": 0}, "restarts"),
     ({"budget": 0}, "budget"),
 ])
@@ -295,7 +298,7 @@ def test_a_query_that_ties_the_pivot_ends_the_block(flat_backoff: bool):
 def test_proposals_stay_inside_the_trust_region():
     D = 12
     f = make_problem("levy", D).evaluate_unit
-    opt = CobBO(D, seed=3, n_init=6, tr_length_init=0.2, tr_failure_tol=2)
+    opt = CobBO(D, seed=3, n_init=6, tr_length_init=0.2, failure_tol=2)
     lengths = []
     for _ in range(30):
         V = opt.X[opt.pivot].copy() if opt.pivot is not None else None

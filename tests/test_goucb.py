@@ -169,8 +169,8 @@ def test_presets() -> None:
 
 def test_trust_region_confines_step5() -> None:
     """Phase II proposals lie in the trust region around the incumbent, which shrinks
-    after tr_failure_tol failures."""
-    opt = GOUCB(6, seed=1, budget=60, tr_failure_tol=2, line_search=False, **FAST)
+    after failure_tol failures."""
+    opt = GOUCB(6, seed=1, budget=60, failure_tol=2, line_search=False, **FAST)
     run(opt, sphere, opt.n_init)
     checked = 0
     for _ in range(8):
@@ -256,7 +256,7 @@ def test_error_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     ({"restarts": -1}, "restarts"),
     ({"refit_every": -1}, "refit_every"),
     ({"refit_maxiter": 0}, "refit_maxiter"),
-    ({"tr_failure_tol": 0}, "tr_failure_tol"),
+    ({"failure_tol": 0}, "failure_tol"),
     ({"preset": "fast"}, "preset"),
     ({"budget": 0}, "budget"),
     ({"n_init": 0}, "n_init"),

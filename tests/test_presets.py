@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import optuna
 import pytest
@@ -80,3 +82,35 @@ def test_unknown_preset_is_rejected_with_the_choices() -> None:
     for algo in ALGOS:
         with pytest.raises(ValueError, match=r"preset: expected one of \['paper', 'practical'\]"):
             get_algorithm(algo)(D, preset="fast")
+
+
+@pytest.mark.parametrize("algo", [*sorted(ALGOS), "gpucb", "auto"])
+def test_presets_are_options_objects_and_overrides_replace_them(algo: str) -> None:
+    cls = get_algorithm(algo)
+    if algo == "goucb":
+        pytest.importorskip("torch")
+    full = {"d": D} if algo == "gpucb" else {}  # GP-UCB is MS-UCB with d = D
+    for preset, options in cls.presets.items():
+        assert isinstance(options, cls.options_class)
+        given = cls(D, seed=0, preset=preset, n_init=3)
+        assert given.options == dataclasses.replace(options, n_init=3, **full)
+        assert given.n_init == 3
+        whole = cls(D, seed=0, options=dataclasses.replace(options, n_init=3))
+        assert whole.options == given.options
+
+
+@pytest.mark.parametrize("algo", sorted(ALGOS))
+def test_an_unknown_option_is_named_with_the_valid_ones(algo: str) -> None:
+    cls = get_algorithm(algo)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['tr_failure_tol'\]"
+                                        r".*'failure_tol'"):
+        cls(D, seed=0, tr_failure_tol=3)
+    with pytest.raises(TypeError, match="options: expected a"):
+        cls(D, seed=0, options={"n_init": 3})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cls.presets["practical"].n_init = 3  # type: ignore[misc]
+
+
+def test_every_algorithm_names_the_trust_region_tolerance_failure_tol() -> None:
+    for algo in ALGOS:
+        assert "failure_tol" in get_algorithm(algo).options_class.names()

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import Optimizer, Proposal
+from ..base import Optimizer, Options, Proposal
 from ..gp import GP
 from ..registry import get_algorithm
 from ..space import Space
@@ -60,48 +61,63 @@ def default_members() -> tuple[str, ...]:
     return tuple(m for m in MEMBERS if m != "goucb" or has_torch)
 
 
+@dataclass(frozen=True)
+class AutoOptions(Options):
+    """Options of :class:`Auto` (the practical preset's values in brackets).
+
+    members: registered names of the algorithms that take turns, None =
+        ``default_members()`` [None].
+    window: how many of a member's latest model proposals its record keeps [10].
+    noisy: whether the objective is noisy (True), deterministic (False), or unknown and
+        estimated by :meth:`Auto.recommend` [None].
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options` [the
+        design-size rule from 20 points, the centre, the axis design].
+    """
+
+    init_design: str = "axis"
+    members: Sequence[str] | None = None
+    window: int = WINDOW
+    noisy: bool | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        noisy, members, window = self.noisy, self.members, self.window
+        if noisy is not None and not isinstance(noisy, (bool, np.bool_)):
+            raise TypeError(f"noisy: expected True, False or None, got {noisy!r}")
+        if members is not None:
+            names = tuple(members)
+            if not names or isinstance(members, str):
+                raise ValueError(f"members: expected a non-empty sequence of algorithm "
+                                 f"names, got {members!r}")
+            if "auto" in names or len(set(names)) != len(names):
+                raise ValueError(f"members: expected distinct algorithm names other than "
+                                 f"'auto', got {members!r}")
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+            raise ValueError(f"window: expected an int >= 1, got {window!r}")
+
+
 class Auto(Optimizer):
     """The recommended optimizer: the shared design, then a portfolio of the four algorithms
     on one history (module docstring).
 
-    Parameters
-    ----------
-    space, seed, budget, n_init, init_centre, init_design, line_search, preset: as for
-        :class:`~hdbo_engine.base.Optimizer` (only the ``"practical"`` preset exists).
-    members: registered names of the algorithms that take turns [``default_members()``].
-    window: how many of a member's latest model proposals its record keeps [10].
-    noisy: whether the objective is noisy (True), deterministic (False), or unknown and
-        estimated by :meth:`recommend` [None].
+    Options: :class:`AutoOptions` (by name, or ``options=``); only the ``"practical"``
+    preset exists.
     """
 
     name = "auto"
     default_n_init = 20
-    default_init_design = "axis"
-    presets: ClassVar[dict[str, dict[str, Any]]] = {"practical": {}}
+    options_class = AutoOptions
+    presets: ClassVar[dict[str, Options]] = {"practical": AutoOptions()}
 
-    def __init__(
-        self,
-        space: Space | int,
-        *,
-        members: Sequence[str] | None = None,
-        window: int = WINDOW,
-        noisy: bool | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(space, **kwargs)
-        if noisy is not None and not isinstance(noisy, (bool, np.bool_)):
-            raise TypeError(f"noisy: expected True, False or None, got {noisy!r}")
-        self.noisy = None if noisy is None else bool(noisy)
-        names = default_members() if members is None else tuple(members)
-        if not names or isinstance(members, str):
-            raise ValueError(f"members: expected a non-empty sequence of algorithm names, "
-                             f"got {members!r}")
-        if any(n == self.name for n in names) or len(set(names)) != len(names):
-            raise ValueError(f"members: expected distinct algorithm names other than "
-                             f"{self.name!r}, got {members!r}")
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-            raise ValueError(f"window: expected an int >= 1, got {window!r}")
-        self.window = int(window)
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: AutoOptions | None = None, **overrides: Any) -> None:
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        o = self.options
+        self.noisy = None if o.noisy is None else bool(o.noisy)
+        self.window = int(o.window)
+        names = default_members() if o.members is None else tuple(o.members)
         self.members = {n: get_algorithm(n)(self.space, seed=self.seed, budget=self.budget,
                                              n_init=self.n_init)
                         for n in names}

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import Optimizer
+from ..base import Optimizer, Options
 from ..space import Space
-from .msucb import MSUCB
+from .msucb import MSUCB, MSUCBOptions
+from .msucb import PRESETS as MSUCB_PRESETS
 
 
 class RandomSearch(Optimizer):
@@ -19,7 +21,8 @@ class RandomSearch(Optimizer):
 
     name = "random"
     default_n_init = 1
-    default_init_centre = False
+    presets: ClassVar[dict[str, Options]] = {"practical": Options(init_centre=False),
+                                             "paper": Options(init_centre=False)}
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         return [(rng.random(self.dim), {}) for _ in range(n)]
@@ -37,17 +40,18 @@ class GPUCB(MSUCB):
 
     name = "gpucb"
     # The baseline keeps MS-UCB's former defaults in both presets (no trust region, UCB); its
-    # paper preset is the theoretical beta_t with the paper's 20 uniform initial points.
-    presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": False,
-                      "failure_tol": None, "acquisition": "ucb", "n_perturb": None},
-        "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
-                  "failure_tol": None, "acquisition": "ucb", "n_init": 20,
-                  "init_centre": False, "n_perturb": None},
+    # paper preset is MS-UCB's paper preset (the theoretical beta_t, 20 uniform points).
+    presets: ClassVar[dict[str, Options]] = {
+        "practical": MSUCBOptions(restarts=10, trust_region=False, failure_tol=None,
+                                  n_perturb=None, init_design="uniform"),
+        "paper": replace(MSUCB_PRESETS["paper"], restarts=10),
     }
 
-    def __init__(self, space: Space | int, *, restarts: int = 10, **kwargs: Any) -> None:
-        if "d" in kwargs:
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: MSUCBOptions | None = None, **overrides: Any) -> None:
+        if "d" in overrides:
             raise ValueError("d: GPUCB always uses the full space (d = D); use MSUCB for d < D")
         dim = space.n_columns if isinstance(space, Space) else int(space)
-        super().__init__(space, d=dim, restarts=restarts, **kwargs)
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         d=dim, **overrides)

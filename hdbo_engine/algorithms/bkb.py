@@ -57,19 +57,19 @@ that gives the reason and the measurement is in brackets:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
-from ..base import FROM_PRESET, Optimizer, Proposal
-from ..gp import GP, GPParams, kernel_functions, robust_cholesky, scaled_sqdist
+from ..base import Optimizer, Options, Proposal
+from ..gp import GP, GPParams, kernel_functions, next_refit, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
-from ..util import history_fingerprint, impute_failures, is_int
+from ..util import check_bool, check_int, history_fingerprint, impute_failures, is_int
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 
@@ -126,163 +126,174 @@ class _Sketch:
     KA: np.ndarray | None = None  # (A, m) = K(arms, S) in arm mode, else None
 
 
-class BKB(Optimizer):
-    """BKB (Calandriello et al., COLT 2019, Fig. 1); see the module docstring.
+@dataclass(frozen=True)
+class BKBOptions(Options):
+    """Options of :class:`BKB`; field defaults are the practical preset (paper preset in
+    brackets where it differs).
 
-    Parameters (defaults in brackets)
-    ---------------------------------
-    arms: (A, D) finite arm set in the unit cube, or None for the continuous box [None].
-    q_bar: dictionary oversampling, a float > 0 or "theory" [practical 4.0, paper "theory"].
+    q_bar: dictionary oversampling, a float > 0 or "theory" [4.0 (paper "theory")].
     resample: "location" (one draw per distinct location with its copies' total
-        leverage) or "pull" (Fig. 1's one draw per pull) [practical "location", paper "pull"].
+        leverage) or "pull" (Fig. 1's one draw per pull) ["location" (paper "pull")].
     lam: ridge / noise parameter lambda, None = fitted noise variance [None].
     lam_min: floor on the fitted lambda [1e-2].
     xi: sub-Gaussian noise scale in beta~, None = sqrt(lambda) [None].
     delta, eps, F: confidence, accuracy and RKHS-norm constants of beta~ [0.1, 0.5, 1.0].
-    beta_scale: multiplier on beta~_t [practical 0.05, paper 1].
+    beta_scale: multiplier on beta~_t [0.05 (paper 1)].
     sum_cap: cap on the running sum ``sum_s sigma~_t^2(x_s)`` inside beta~_t; math.inf = the
-        paper; None = math.inf with ``arms``, 50 in the continuous box [practical None,
-        paper math.inf].
+        paper; None = math.inf with ``arms``, 50 in the continuous box [None (paper
+        math.inf)].
     kernel: fixed kernel hyperparameters (GPParams), None = fitted [None].
     kernel_type: "matern52" (Matern-5/2 ARD) or "rbf" (Gaussian ARD) ["matern52"].
     output_scale: (mean, std) freezing the model's output scale, y -> (y - mean) / std;
         None = the told values' mean and std at each refit, or (0, 1) with a fixed kernel [None].
     refit_growth: hyperparameter refit cadence [0.2].
     fit_max_points: most evaluations per hyperparameter fit [200].
-    n_candidates: candidates per step in the continuous box [min(5000, 500 + 20 D)].
+    n_candidates: candidates per step in the continuous box, None = min(5000, 500 + 20 D)
+        [None].
     n_refine: L-BFGS-B starts per step in the continuous box; 0 takes the best candidate
-        [practical 0, paper 5].
+        [0 (paper 5)].
     candidates: the continuous box's candidate set: "sobol" (Sobol points and perturbations
         of the 5 best) or "perturb" (the incumbent with about 20 coordinates redrawn)
-        [practical "perturb", paper "sobol"].
+        ["perturb" (paper "sobol")].
     trust_region: in the continuous box, confine candidates and L-BFGS-B to a TuRBO trust
-        region around the incumbent [practical True, paper False; never with arms].
-    failure_tol: the region's failure tolerance, None = max(4, D) [practical 10].
-    n_init: initial design [practical 10: the centre then uniform draws (arms: uniform
-        arms); paper 1, uniform].
-    preset: "practical" [default] or "paper" (module docstring).
+        region around the incumbent [True (paper False); never with arms].
+    failure_tol: the region's failure tolerance, None = max(4, D) [10 (paper None)].
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+        [the design-size rule from 10 points, the centre, the axis design (with arms, the
+        uniform design); paper: 1 uniform point, no centre].
+    """
+
+    init_design: str = "axis"
+    q_bar: float | str = 4.0
+    resample: str = "location"
+    lam: float | None = None
+    lam_min: float = 1e-2
+    xi: float | None = None
+    delta: float = 0.1
+    eps: float = 0.5
+    F: float = 1.0
+    beta_scale: float = 0.05
+    sum_cap: float | None = None
+    kernel: GPParams | None = None
+    kernel_type: str = "matern52"
+    output_scale: tuple[float, float] | None = None
+    refit_growth: float = 0.2
+    fit_max_points: int = 200
+    n_candidates: int | None = None
+    n_refine: int = 0
+    candidates: str = "perturb"
+    trust_region: bool = True
+    failure_tol: int | None = 10
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta: expected 0 < delta < 1, got {self.delta!r}")
+        if not 0 < self.eps < 1:
+            raise ValueError(f"eps: expected 0 < eps < 1, got {self.eps!r}")
+        if self.resample not in ("location", "pull"):
+            raise ValueError(f"resample: expected 'location' or 'pull', got {self.resample!r}")
+        if isinstance(self.q_bar, str) and self.q_bar != "theory":
+            raise ValueError(f"q_bar: expected a float > 0 or 'theory', got {self.q_bar!r}")
+        for arg in ("q_bar", "F", "beta_scale", "lam_min"):
+            value = getattr(self, arg)
+            if arg == "q_bar" and value == "theory":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{arg}: expected a number > 0, got {value!r}")
+        for arg in ("lam", "xi", "sum_cap"):
+            value = getattr(self, arg)
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, float)) or not value > 0):
+                raise ValueError(f"{arg}: expected a number > 0 or None, got {value!r}")
+        kernel = self.kernel
+        if kernel is not None:
+            if not isinstance(kernel, GPParams):
+                raise TypeError(f"kernel: expected a GPParams or None, got {type(kernel).__name__}")
+            ls = np.asarray(kernel.lengthscales, dtype=float)
+            if not (np.isfinite(ls).all() and (ls > 0).all()) or not kernel.signal_var > 0 \
+                    or not kernel.noise_var > 0:
+                raise ValueError("kernel: lengthscales, signal_var and noise_var must be > 0")
+        kernel_functions(self.kernel_type)  # raises ValueError naming the options
+        if self.output_scale is not None:
+            try:
+                mean, std = (float(v) for v in self.output_scale)
+            except (TypeError, ValueError):
+                raise TypeError(f"output_scale: expected (mean, std) or None, "
+                                f"got {self.output_scale!r}") from None
+            if not (math.isfinite(mean) and math.isfinite(std) and std > 0):
+                raise ValueError(f"output_scale: expected a finite mean and a std > 0, "
+                                 f"got {self.output_scale!r}")
+            object.__setattr__(self, "output_scale", (mean, std))
+        if not self.refit_growth >= 0:
+            raise ValueError(f"refit_growth: expected >= 0, got {self.refit_growth!r}")
+        check_int("fit_max_points", self.fit_max_points, 1)
+        check_int("n_refine", self.n_refine, 0)
+        if self.candidates not in ("sobol", "perturb"):
+            raise ValueError(f"candidates: expected 'sobol' or 'perturb', "
+                             f"got {self.candidates!r}")
+        check_int("n_candidates", self.n_candidates, 2, optional=True)
+        check_bool("trust_region", self.trust_region)
+        check_int("failure_tol", self.failure_tol, 1, optional=True)
+
+
+PRESETS: dict[str, BKBOptions] = {
+    "practical": BKBOptions(),
+    "paper": BKBOptions(q_bar="theory", resample="pull", beta_scale=1.0, sum_cap=math.inf,
+                        trust_region=False, failure_tol=None, candidates="sobol", n_refine=5,
+                        n_init=1, init_centre=False, init_design="uniform"),
+}
+
+
+class BKB(Optimizer):
+    """BKB (Calandriello et al., COLT 2019, Fig. 1); see the module docstring.
+
+    arms: (A, D) finite arm set in the unit cube, or None for the continuous box [None];
+    with arms, each preset's initial design is uniform (module docstring).
+    Options: :class:`BKBOptions` (by name, or ``options=``); ``preset``: "practical"
+    [default] or "paper" (:data:`PRESETS`, module docstring).
     """
 
     name = "bkb"
     default_n_init = 10
-    presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"q_bar": 4.0, "resample": "location", "beta_scale": 0.05,
-                      "sum_cap": None, "trust_region": True, "failure_tol": 10,
-                      "candidates": "perturb", "n_refine": 0, "init_design": "axis"},
-        "paper": {"q_bar": "theory", "resample": "pull", "beta_scale": 1.0,
-                  "sum_cap": math.inf, "trust_region": False, "failure_tol": None,
-                  "candidates": "sobol", "n_refine": 5,
-                  "n_init": 1, "init_centre": False, "init_design": "uniform"},
-    }
+    options_class = BKBOptions
+    presets: ClassVar[dict[str, Options]] = PRESETS
 
-    def __init__(
-        self,
-        space: Space | int,
-        *,
-        arms: Any = None,
-        q_bar: float | str = FROM_PRESET,
-        resample: str = FROM_PRESET,
-        lam: float | None = None,
-        lam_min: float = 1e-2,
-        xi: float | None = None,
-        delta: float = 0.1,
-        eps: float = 0.5,
-        F: float = 1.0,
-        beta_scale: float = FROM_PRESET,
-        sum_cap: float | None = FROM_PRESET,
-        kernel: GPParams | None = None,
-        kernel_type: str = "matern52",
-        output_scale: tuple[float, float] | None = None,
-        refit_growth: float = 0.2,
-        fit_max_points: int = 200,
-        n_candidates: int | None = None,
-        n_refine: int = FROM_PRESET,
-        candidates: str = FROM_PRESET,
-        trust_region: bool = FROM_PRESET,
-        failure_tol: int | None = FROM_PRESET,
-        **kwargs: Any,
-    ) -> None:
-        if arms is not None:  # arms are drawn uniformly (module docstring, "n_init")
-            kwargs.setdefault("init_design", "uniform")
-        super().__init__(space, **kwargs)
-        cfg = self._from_preset(q_bar=q_bar, resample=resample, beta_scale=beta_scale,
-                                sum_cap=sum_cap, trust_region=trust_region,
-                                failure_tol=failure_tol, n_refine=n_refine,
-                                candidates=candidates)
-        q_bar, resample, beta_scale = cfg["q_bar"], cfg["resample"], cfg["beta_scale"]
-        sum_cap, trust_region, failure_tol = cfg["sum_cap"], cfg["trust_region"], \
-            cfg["failure_tol"]
-        n_refine, candidates = cfg["n_refine"], cfg["candidates"]
+    def __init__(self, space: Space | int, *, arms: Any = None, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: BKBOptions | None = None, **overrides: Any) -> None:
+        if arms is not None and options is None:  # arms are drawn uniformly
+            options = replace(self.preset_options(preset), init_design="uniform")
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        o = self.options
         D = self.dim
         self.arms = None if arms is None else self._check_arms(arms)
-        if not 0 < delta < 1:
-            raise ValueError(f"delta: expected 0 < delta < 1, got {delta!r}")
-        if not 0 < eps < 1:
-            raise ValueError(f"eps: expected 0 < eps < 1, got {eps!r}")
-        if resample not in ("location", "pull"):
-            raise ValueError(f"resample: expected 'location' or 'pull', got {resample!r}")
-        self.resample = resample
-        if isinstance(q_bar, str):
-            if q_bar != "theory":
-                raise ValueError(f"q_bar: expected a float > 0 or 'theory', got {q_bar!r}")
-            q_bar = theoretical_q_bar(self.budget or 1000, delta, eps)
-        for arg, value in (("q_bar", q_bar), ("F", F), ("beta_scale", beta_scale),
-                           ("lam_min", lam_min)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{arg}: expected a number > 0, got {value!r}")
-        for arg, value in (("lam", lam), ("xi", xi), ("sum_cap", sum_cap)):
-            if value is not None and (isinstance(value, bool)
-                                      or not isinstance(value, (int, float)) or not value > 0):
-                raise ValueError(f"{arg}: expected a number > 0 or None, got {value!r}")
+        self.resample = o.resample
+        q_bar = o.q_bar
+        if q_bar == "theory":
+            q_bar = theoretical_q_bar(self.horizon, o.delta, o.eps)
+        kernel = o.kernel
         if kernel is not None:
-            if not isinstance(kernel, GPParams):
-                raise TypeError(f"kernel: expected a GPParams or None, got {type(kernel).__name__}")
             ls = np.broadcast_to(np.asarray(kernel.lengthscales, dtype=float), (D,)).copy()
-            if not (np.isfinite(ls).all() and (ls > 0).all()) or not kernel.signal_var > 0 \
-                    or not kernel.noise_var > 0:
-                raise ValueError("kernel: lengthscales, signal_var and noise_var must be > 0")
             kernel = GPParams(ls, float(kernel.signal_var), float(kernel.noise_var))
-        kernel_functions(kernel_type)  # raises ValueError naming the options
-        if output_scale is not None:
-            try:
-                mean, std = (float(v) for v in output_scale)
-            except (TypeError, ValueError):
-                raise TypeError(f"output_scale: expected (mean, std) or None, "
-                                f"got {output_scale!r}") from None
-            if not (math.isfinite(mean) and math.isfinite(std) and std > 0):
-                raise ValueError(f"output_scale: expected a finite mean and a std > 0, "
-                                 f"got {output_scale!r}")
-            output_scale = (mean, std)
-        if not refit_growth >= 0:
-            raise ValueError(f"refit_growth: expected >= 0, got {refit_growth!r}")
-        if not is_int(fit_max_points) or fit_max_points < 1:
-            raise ValueError(f"fit_max_points: expected an int >= 1, got {fit_max_points!r}")
-        if not is_int(n_refine) or n_refine < 0:
-            raise ValueError(f"n_refine: expected an int >= 0, got {n_refine!r}")
-        if candidates not in ("sobol", "perturb"):
-            raise ValueError(f"candidates: expected 'sobol' or 'perturb', got {candidates!r}")
-        self.candidates = candidates
-        if n_candidates is not None and (not is_int(n_candidates) or n_candidates < 2):
-            raise ValueError(f"n_candidates: expected an int >= 2 or None, got {n_candidates!r}")
-        if not isinstance(trust_region, (bool, np.bool_)):
-            raise TypeError(f"trust_region: expected a bool, got {trust_region!r}")
-        if failure_tol is not None and (not is_int(failure_tol) or failure_tol < 1):
-            raise ValueError(f"failure_tol: expected an int >= 1 or None, got {failure_tol!r}")
-        if trust_region and self.arms is None:  # the continuous box only (module docstring)
-            self.trust_region = TrustRegion(D, failure_tol=int(failure_tol or max(4, D)))
+        self.candidates = o.candidates
+        if o.trust_region and self.arms is None:  # the continuous box only (module docstring)
+            self.trust_region = TrustRegion(D, failure_tol=int(o.failure_tol or max(4, D)))
         self.q_bar = float(q_bar)
-        self.lam, self.lam_min, self.xi = lam, float(lam_min), xi
-        self.delta, self.eps, self.F, self.beta_scale = float(delta), float(eps), float(F), \
-            float(beta_scale)
+        self.lam, self.lam_min, self.xi = o.lam, float(o.lam_min), o.xi
+        self.delta, self.eps, self.F, self.beta_scale = float(o.delta), float(o.eps), \
+            float(o.F), float(o.beta_scale)
+        sum_cap = o.sum_cap
         if sum_cap is None:
             sum_cap = math.inf if self.arms is not None else _BOX_SUM_CAP
         self.sum_cap = float(sum_cap)
         self.fixed_kernel = kernel
-        self.kernel_type = kernel_type
-        self.output_scale = output_scale
-        self.refit_growth, self.fit_max_points = float(refit_growth), int(fit_max_points)
-        self.n_candidates = int(n_candidates or min(5000, 500 + 20 * D))
-        self.n_refine = int(n_refine)
+        self.kernel_type = o.kernel_type
+        self.output_scale = o.output_scale
+        self.refit_growth, self.fit_max_points = float(o.refit_growth), int(o.fit_max_points)
+        self.n_candidates = int(o.n_candidates or min(5000, 500 + 20 * D))
+        self.n_refine = int(o.n_refine)
         # distinct evaluated locations, their counts, and which arm each one is
         self._loc_index: dict[bytes, int] = {}
         self._locs = np.empty((0, D))
@@ -293,7 +304,7 @@ class BKB(Optimizer):
             row.tobytes(): i for i, row in reversed(list(enumerate(self.arms)))}
         # dictionary chain: S_n (indices into the distinct locations) and the kernel at n
         self._dict_idx = np.empty(0, dtype=int)
-        self._gp = GP(D, kernel_type=kernel_type)
+        self._gp = GP(D, kernel_type=o.kernel_type)
         self._kernel = self._initial_kernel()
         self._n_fitted = 0
         self._sketch_cache: tuple[int, _Sketch] | None = None
@@ -455,7 +466,7 @@ class BKB(Optimizer):
     def _refit(self, n: int) -> None:
         """Hyperparameter checkpoint at n evaluations
         (docs/algorithms/bkb.md, "Kernel and refits")."""
-        if self._n_fitted + max(1, int(self.refit_growth * self._n_fitted)) > n:
+        if next_refit(self._n_fitted, self.refit_growth) > n:
             return
         self._n_fitted = n
         y_all = self.y[:n]

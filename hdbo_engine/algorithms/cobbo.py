@@ -34,12 +34,12 @@ Algorithm 2, as implemented:
 Defaults, both presets: ``alpha = 2.0``, ``beta = 1.1``, ``acquisition = "ei"``
 (``ucb_beta = 4``), ``virtual_noise = 0.05``, ``n_candidates = 256``,
 ``restarts = 5``, ``fit_maxiter = 30``, ``escape_candidates = 5``,
-``escape_patience = max(20, 2 ceil(D/15) ceil(tau))``, ``T = budget`` (1000 if
-None). ``preset="paper"`` (Algorithm 2 as written): 20 uniform initial points,
+``escape_patience = max(20, 2 ceil(D/15) ceil(tau))``, ``T = budget`` (``DEFAULT_HORIZON``
+= 100 if None). ``preset="paper"`` (Algorithm 2 as written): 20 uniform initial points,
 the whole block box (``local_radius = None``, no trust region),
 ``max_gp_points = None``, ``flat_backoff = False``. ``preset="practical"``
 [default]: the centre, the axis design and a line search, ``trust_region = True``
-(``tr_length_init = 0.8``, ``tr_failure_tol = max(4, min(D, 16))``),
+(``tr_length_init = 0.8``, ``failure_tol = max(4, min(D, 16))``),
 ``local_radius = 0.2`` when the trust region is off, ``max_gp_points = 100``,
 ``flat_backoff = True``.
 
@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -68,15 +69,14 @@ from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
 
 from ..acquisition import expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer
+from ..base import Optimizer, Options
 from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion
-from ..util import impute_failures, is_int, is_number
+from ..util import check_bool, check_int, impute_failures, is_int, is_number
 
 BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
-DEFAULT_BUDGET = 1000  # T when the budget is unknown
 _BLOCK_STREAM = 104_729  # separates block draws from the ask streams
 _ESCAPE_STREAM = 130_363  # separates escape sampling from the ask streams
 _SMOOTH_STEP, _SMOOTH_TRIES = 0.02, 10  # App. B smoothing fallback
@@ -152,13 +152,11 @@ def rbf_estimate(X: np.ndarray, y: np.ndarray, Xq: np.ndarray) -> tuple[np.ndarr
     return y[np.argmin(d2, axis=1)], length
 
 
-class CobBO(Optimizer):
-    """CobBO (Tan, Nayman, Wang; Algorithm 2, eqs. (1)-(2), Sec. 3.2, App. B.1).
+@dataclass(frozen=True)
+class CobBOOptions(Options):
+    """Options of :class:`CobBO`; field defaults are the practical preset (paper preset in
+    brackets where it differs).
 
-    See the module docstring for the algorithm and every choice made.
-
-    Parameters (defaults in brackets)
-    ---------------------------------
     alpha, beta: multiplicative weight ratios of eq. (2) [2.0, 1.1].
     block_sizes: block sizes, each capped at D, drawn uniformly among the
         distinct capped values [(1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)].
@@ -168,119 +166,124 @@ class CobBO(Optimizer):
     acquisition: "ei" or "ucb" ["ei"]; ucb_beta: UCB's beta [4.0].
     virtual_noise: maximal extra noise variance of virtual points [0.05].
     max_gp_points: stage-2 GP data cap (nearest to the pivot), None = no cap
-        [practical 100, paper None].
-    local_radius: half-width of the acquisition box around the pivot in each
-        block coordinate when there is no trust region; None searches the
-        whole block box [practical 0.2, paper None].
-    trust_region: confine the acquisition to TuRBO's adaptive box around the
-        pivot instead [practical True, paper False]; tr_length_init: its
-        initial side [0.8]; tr_failure_tol: failures before it halves
-        [None: max(4, min(D, 16))].
-    flat_backoff: draw a new block as soon as a query in the current one
-        returns exactly the pivot's value [practical True, paper False]
-        (docs/algorithms/cobbo.md, "Flat blocks").
-    preset: "practical" [default] or "paper" (docs/algorithms/cobbo.md, "Presets").
+        [100 (paper None)].
     n_candidates, restarts: acquisition scoring points and L-BFGS-B starts [256, 5].
     fit_maxiter: stage-2 hyperparameter fit iterations [30].
-    budget: T of Sec. 3.2 [None: 1000]. n_init: initial design [20].
+    local_radius: half-width of the acquisition box around the pivot in each
+        block coordinate when there is no trust region; None searches the
+        whole block box [0.2 (paper None)].
+    trust_region: confine the acquisition to TuRBO's adaptive box around the
+        pivot instead [True (paper False)]; tr_length_init: its initial side [0.8];
+        failure_tol: failures before it halves [None: max(4, min(D, 16))].
+    flat_backoff: draw a new block as soon as a query in the current one
+        returns exactly the pivot's value [True (paper False)]
+        (docs/algorithms/cobbo.md, "Flat blocks").
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+        [the design-size rule from 20 points, the centre, the axis design (paper: 20
+        uniform points, no centre)].
+    """
+
+    init_design: str = "axis"
+    alpha: float = 2.0
+    beta: float = 1.1
+    block_sizes: tuple[int, ...] = BLOCK_SIZES
+    escape_patience: int | None = None
+    escape_candidates: int = 5
+    acquisition: str = "ei"
+    ucb_beta: float = 4.0
+    virtual_noise: float = 0.05
+    max_gp_points: int | None = 100
+    n_candidates: int = 256
+    restarts: int = 5
+    fit_maxiter: int = 30
+    local_radius: float | None = 0.2
+    trust_region: bool = True
+    tr_length_init: float = 0.8
+    failure_tol: int | None = None
+    flat_backoff: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_bool("trust_region", self.trust_region)
+        check_bool("flat_backoff", self.flat_backoff)
+        check_int("failure_tol", self.failure_tol, 1, optional=True)
+        if not is_number(self.tr_length_init) or not 2.0**-7 <= self.tr_length_init <= 1.6:
+            raise ValueError(f"tr_length_init: expected a number in [2^-7, 1.6], "
+                             f"got {self.tr_length_init!r}")
+        if not is_number(self.alpha) or self.alpha <= 1:
+            raise ValueError(f"alpha: expected a number > 1, got {self.alpha!r}")
+        if not is_number(self.beta) or self.beta <= 1:
+            raise ValueError(f"beta: expected a number > 1, got {self.beta!r}")
+        try:
+            sizes = [s for s in self.block_sizes if is_int(s) and s >= 1]
+        except TypeError:
+            raise TypeError(f"block_sizes: expected a sequence of ints >= 1, "
+                            f"got {self.block_sizes!r}") from None
+        if not sizes or len(sizes) != len(self.block_sizes):
+            raise ValueError(f"block_sizes: expected a non-empty sequence of ints >= 1, "
+                             f"got {self.block_sizes!r}")
+        check_int("escape_patience", self.escape_patience, 1, optional=True)
+        check_int("max_gp_points", self.max_gp_points, 1, optional=True)
+        for arg in ("escape_candidates", "n_candidates", "restarts", "fit_maxiter"):
+            check_int(arg, getattr(self, arg), 1)
+        if self.acquisition not in ("ei", "ucb"):
+            raise ValueError(f"acquisition: expected 'ei' or 'ucb', got {self.acquisition!r}")
+        if not is_number(self.ucb_beta) or self.ucb_beta <= 0:
+            raise ValueError(f"ucb_beta: expected a number > 0, got {self.ucb_beta!r}")
+        if self.local_radius is not None and (not is_number(self.local_radius)
+                                              or self.local_radius <= 0):
+            raise ValueError(f"local_radius: expected a number > 0 or None, "
+                             f"got {self.local_radius!r}")
+        if not is_number(self.virtual_noise) or self.virtual_noise < 0:
+            raise ValueError(f"virtual_noise: expected a number >= 0, "
+                             f"got {self.virtual_noise!r}")
+
+
+PRESETS: dict[str, CobBOOptions] = {
+    "practical": CobBOOptions(),
+    "paper": CobBOOptions(max_gp_points=None, local_radius=None, trust_region=False,
+                          flat_backoff=False, init_centre=False, init_design="uniform"),
+}
+
+
+class CobBO(Optimizer):
+    """CobBO (Tan, Nayman, Wang; Algorithm 2, eqs. (1)-(2), Sec. 3.2, App. B.1).
+
+    See the module docstring for the algorithm and every choice made. Options:
+    :class:`CobBOOptions` (by name, or ``options=``); ``preset``: "practical" [default] or
+    "paper" (:data:`PRESETS`; docs/algorithms/cobbo.md, "Presets"). ``budget``: T of
+    Sec. 3.2 [None: :data:`~hdbo_engine.design.DEFAULT_HORIZON`].
     """
 
     name = "cobbo"
     default_n_init = 20
-    presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"max_gp_points": 100, "local_radius": 0.2, "trust_region": True,
-                      "flat_backoff": True, "init_design": "axis"},
-        "paper": {"max_gp_points": None, "local_radius": None, "trust_region": False,
-                  "flat_backoff": False, "n_init": 20, "init_centre": False,
-                  "init_design": "uniform"},
-    }
+    options_class = CobBOOptions
+    presets: ClassVar[dict[str, Options]] = PRESETS
 
-    def __init__(
-        self,
-        space: Space | int,
-        *,
-        alpha: float = 2.0,
-        beta: float = 1.1,
-        block_sizes: tuple[int, ...] = BLOCK_SIZES,
-        escape_patience: int | None = None,
-        escape_candidates: int = 5,
-        acquisition: str = "ei",
-        ucb_beta: float = 4.0,
-        virtual_noise: float = 0.05,
-        max_gp_points: int | None = FROM_PRESET,
-        n_candidates: int = 256,
-        restarts: int = 5,
-        fit_maxiter: int = 30,
-        local_radius: float | None = FROM_PRESET,
-        trust_region: bool = FROM_PRESET,
-        tr_length_init: float = 0.8,
-        tr_failure_tol: int | None = None,
-        flat_backoff: bool = FROM_PRESET,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(space, **kwargs)
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: CobBOOptions | None = None, **overrides: Any) -> None:
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        o = self.options
         D = self.dim
-        cfg = self._from_preset(max_gp_points=max_gp_points, local_radius=local_radius,
-                                trust_region=trust_region, flat_backoff=flat_backoff)
-        max_gp_points, local_radius = cfg["max_gp_points"], cfg["local_radius"]
-        for arg in ("trust_region", "flat_backoff"):
-            if not isinstance(cfg[arg], (bool, np.bool_)):
-                raise TypeError(f"{arg}: expected a bool, got {cfg[arg]!r}")
-        self.flat_backoff = bool(cfg["flat_backoff"])
-        if tr_failure_tol is not None and (not is_int(tr_failure_tol) or tr_failure_tol < 1):
-            raise ValueError(f"tr_failure_tol: expected an int >= 1 or None, "
-                             f"got {tr_failure_tol!r}")
-        if not is_number(tr_length_init) or not 2.0**-7 <= tr_length_init <= 1.6:
-            raise ValueError(f"tr_length_init: expected a number in [2^-7, 1.6], "
-                             f"got {tr_length_init!r}")
-        if cfg["trust_region"]:
+        self.flat_backoff = bool(o.flat_backoff)
+        if o.trust_region:
             self.trust_region = TrustRegion(
-                D, failure_tol=tr_failure_tol or max(4, min(D, 16)),
-                length_init=float(tr_length_init))
-        if not is_number(alpha) or alpha <= 1:
-            raise ValueError(f"alpha: expected a number > 1, got {alpha!r}")
-        if not is_number(beta) or beta <= 1:
-            raise ValueError(f"beta: expected a number > 1, got {beta!r}")
-        try:
-            sizes = [int(s) for s in block_sizes if is_int(s) and s >= 1]
-        except TypeError:
-            raise TypeError(f"block_sizes: expected a sequence of ints >= 1, "
-                            f"got {block_sizes!r}") from None
-        if not sizes or len(sizes) != len(block_sizes):
-            raise ValueError(f"block_sizes: expected a non-empty sequence of ints >= 1, "
-                             f"got {block_sizes!r}")
-        if escape_patience is not None and (not is_int(escape_patience)
-                                             or escape_patience < 1):
-            raise ValueError(f"escape_patience: expected an int >= 1 or None, "
-                             f"got {escape_patience!r}")
-        if max_gp_points is not None and (not is_int(max_gp_points) or max_gp_points < 1):
-            raise ValueError(f"max_gp_points: expected an int >= 1 or None, "
-                             f"got {max_gp_points!r}")
-        for arg, val in (("escape_candidates", escape_candidates), ("n_candidates", n_candidates),
-                         ("restarts", restarts), ("fit_maxiter", fit_maxiter)):
-            if not is_int(val) or val < 1:
-                raise ValueError(f"{arg}: expected an int >= 1, got {val!r}")
-        if acquisition not in ("ei", "ucb"):
-            raise ValueError(f"acquisition: expected 'ei' or 'ucb', got {acquisition!r}")
-        if not is_number(ucb_beta) or ucb_beta <= 0:
-            raise ValueError(f"ucb_beta: expected a number > 0, got {ucb_beta!r}")
-        if local_radius is not None and (not is_number(local_radius) or local_radius <= 0):
-            raise ValueError(f"local_radius: expected a number > 0 or None, "
-                             f"got {local_radius!r}")
-        if not is_number(virtual_noise) or virtual_noise < 0:
-            raise ValueError(f"virtual_noise: expected a number >= 0, got {virtual_noise!r}")
-        self.alpha, self.beta = float(alpha), float(beta)
-        self.block_sizes = np.array(sorted({min(s, D) for s in sizes}))
-        self.tau = backoff_tau(self.budget or DEFAULT_BUDGET, D)
-        self.escape_patience = int(escape_patience) if escape_patience is not None else max(
+                D, failure_tol=o.failure_tol or max(4, min(D, 16)),
+                length_init=float(o.tr_length_init))
+        self.alpha, self.beta = float(o.alpha), float(o.beta)
+        self.block_sizes = np.array(sorted({min(int(s), D) for s in o.block_sizes}))
+        self.tau = backoff_tau(self.horizon, D)
+        self.escape_patience = int(o.escape_patience) if o.escape_patience is not None else max(
             20, 2 * math.ceil(D / 15) * math.ceil(self.tau))
-        self.escape_candidates = int(escape_candidates)
-        self.acquisition, self.ucb_beta = acquisition, float(ucb_beta)
-        self.virtual_noise = float(virtual_noise)
-        self.local_radius = None if local_radius is None else float(local_radius)
-        self.max_gp_points = None if max_gp_points is None else int(max_gp_points)
-        self.n_candidates = int(n_candidates)
-        self.restarts, self.fit_maxiter = int(restarts), int(fit_maxiter)
+        self.escape_candidates = int(o.escape_candidates)
+        self.acquisition, self.ucb_beta = o.acquisition, float(o.ucb_beta)
+        self.virtual_noise = float(o.virtual_noise)
+        self.local_radius = None if o.local_radius is None else float(o.local_radius)
+        self.max_gp_points = None if o.max_gp_points is None else int(o.max_gp_points)
+        self.n_candidates = int(o.n_candidates)
+        self.restarts, self.fit_maxiter = int(o.restarts), int(o.fit_maxiter)
         # ---- state rebuilt from the told history (module docstring)
         self.log_w = np.full(D, -math.log(D))  # eq. (2), w_0 = 1/D
         self.pivot: int | None = None  # index of V_t in the history

@@ -32,7 +32,7 @@ uniform Phase I points, the oracle fitted once (``refit_every = 0``),
 (``restarts = 4`` of ``n_candidates = 256``). ``preset="practical"`` [default]: the
 centre, the axis design and a line search (``init_design = "axis"``),
 ``refit_every = 10`` with ``refit_maxiter = 100``, ``trust_region = True`` with
-``tr_failure_tol = 10`` and ``restarts = 0`` (the best TuRBO candidate),
+``failure_tol = 10`` and ``restarts = 0`` (the best TuRBO candidate),
 ``beta = "practical"`` (``beta_scale * (1 + t / T)``, ``beta_scale = 1``). Both:
 ``fit_restarts = 4``, ``fit_maxiter = 500``, ``joint_steps = 200``,
 ``joint_lr = 0.01``, ``device = "cpu"``.
@@ -58,19 +58,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import FROM_PRESET, Optimizer
+from ..base import Optimizer, Options
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
-from ..util import history_fingerprint, impute_failures
+from ..util import check_bool, check_int, history_fingerprint, impute_failures
 
-__all__ = ["GOUCB", "DEFAULT_HORIZON", "default_model"]
+__all__ = ["GOUCB", "GOUCBOptions", "default_model"]
 
-DEFAULT_HORIZON = 100
 _INSTALL_HINT = 'GOUCB needs torch; install it with: pip install "hdbo[torch]"'
 _INIT_STREAM = 104_729  # separates the Phase I initialisation seeds from ask streams
 _ACQUISITIONS = ("linearized", "joint")
@@ -260,112 +260,77 @@ class _LowRankBall:
         return lambda V: V / math.sqrt(lam) + ((V @ basis) * shrink) @ basis.T
 
 
-class GOUCB(Optimizer):
-    """GO-UCB (Liu & Wang, ICML 2023, Algorithm 1); see the module docstring.
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
+        and math.isfinite(float(v))
 
-    Presets (docs/algorithms/goucb.md, "Presets"): ``"paper"`` is App. D.1's
-    configuration: ``beta="paper"``, ``n_init`` = ceil(sqrt(T)) uniform points
-    (``init_centre=False``), the 25-unit sigmoid network fitted once after
-    Phase I by least squares (``refit_every=0``), the
-    closed-form linearised step 5 over the whole cube, no trust region.
-    ``"practical"`` [default]: see the module docstring for its values and
-    their measurements.
 
-    Parameters (defaults in brackets; "preset" = set by the preset)
-    ---------------------------------------------------------------
-    budget: the horizon T of Theorem 4.1 [None: DEFAULT_HORIZON = 100 is used].
-    n_init: Phase I size n [paper: ceil(sqrt(T)), at least 2; practical: the axis design's
-        max(ceil(sqrt(T)), min(2 D + 1, T // 4)), ``base``].
+@dataclass(frozen=True)
+class GOUCBOptions(Options):
+    """Options of :class:`GOUCB`; field defaults are the practical preset (paper preset in
+    brackets where it differs).
+
+    n_init: Phase I size n; None is the design-size rule from ceil(sqrt(T)), at least 2
+        [practical: the axis design's max(ceil(sqrt(T)), min(2 D + 1, T // 4)); paper:
+        ceil(sqrt(T)) uniform points, no centre].
     hidden: hidden units of the default model [25, Sec. 6].
     model_factory: ``D -> torch.nn.Module`` replacing the default model
-        (input: points of ``[-1, 1]^D`` of shape (1, D); output: one number).
-    lam: lambda of eqs. (3)-(5) [sqrt(T) log(T)^2, App. D.1].
-    beta: "practical", "paper" or a positive float [preset].
-    beta_scale: multiplier of the practical beta_t [preset].
-    acquisition: "linearized" or "joint" (step 5) [linearized].
-    n_candidates: points scored per ask before refinement [preset].
+        (input: points of ``[-1, 1]^D`` of shape (1, D); output: one number) [None].
+    lam: lambda of eqs. (3)-(5), None = sqrt(T) log(T)^2 [None, App. D.1].
+    beta: "practical", "paper" or a positive float ["practical" (paper "paper")].
+    beta_scale: multiplier of the practical beta_t [1.0].
+    acquisition: "linearized" or "joint" (step 5) ["linearized"].
+    n_candidates: points scored per ask before refinement [256].
     restarts: best candidates refined by L-BFGS-B per ask; 0 takes the best
-        candidate as it is [preset].
+        candidate as it is [0 (paper 4)].
     fit_restarts, fit_maxiter: oracle initialisations (first fit) and L-BFGS
         iterations per fit [4, 500].
-    refit_maxiter: L-BFGS iterations of each warm-started refit [preset].
+    refit_maxiter: L-BFGS iterations of each warm-started refit [100 (paper 500)].
     refit_every: refit the oracle on all told points after every this many
-        Phase II observations, warm-started; 0 fits once, after Phase I [preset].
+        Phase II observations, warm-started; 0 fits once, after Phase I [10 (paper 0)].
     trust_region: confine step 5 to a :class:`TrustRegion` around the
-        incumbent [preset].
-    tr_failure_tol: consecutive failures that halve the trust region [preset].
+        incumbent [True (paper False)].
+    failure_tol: consecutive failures that halve the trust region [10].
     joint_steps, joint_lr: Adam steps and step size of the joint ascent [200, 0.01].
     device: torch device for the model and the linear algebra ["cpu"].
     """
 
-    name = "goucb"
-    default_n_init = 10
-    presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"beta": "practical", "beta_scale": 1.0, "n_candidates": 256,
-                      "restarts": 0, "refit_every": 10,
-                      "refit_maxiter": 100,
-                      "trust_region": True, "tr_failure_tol": 10, "init_centre": True,
-                      "init_design": "axis"},
-        "paper": {"beta": "paper", "beta_scale": 1.0, "n_candidates": 256, "restarts": 4,
-                  "refit_every": 0, "refit_maxiter": 500,
-                  "trust_region": False,
-                  "tr_failure_tol": 10, "init_centre": False, "init_design": "uniform"},
-    }
+    init_design: str = "axis"
+    hidden: int = 25
+    model_factory: Callable[[int], Any] | None = None
+    lam: float | None = None
+    beta: str | float = "practical"
+    beta_scale: float = 1.0
+    acquisition: str = "linearized"
+    n_candidates: int = 256
+    restarts: int = 0
+    fit_restarts: int = 4
+    fit_maxiter: int = 500
+    refit_maxiter: int = 100
+    refit_every: int = 10
+    trust_region: bool = True
+    failure_tol: int = 10
+    joint_steps: int = 200
+    joint_lr: float = 0.01
+    device: str | Any = "cpu"
 
-    def _uniform_n_init(self) -> int:
-        """Phase I size with uniform draws, ``n = ceil(sqrt(T))`` (App. D.1), at least 2."""
-        return max(2, math.ceil(math.sqrt(self.budget or DEFAULT_HORIZON)))
-
-    def __init__(
-        self,
-        space: Space | int,
-        *,
-        budget: int | None = None,
-        n_init: int | None = None,
-        hidden: int = 25,
-        model_factory: Callable[[int], Any] | None = None,
-        lam: float | None = None,
-        beta: str | float = FROM_PRESET,
-        beta_scale: float = FROM_PRESET,
-        acquisition: str = "linearized",
-        n_candidates: int = FROM_PRESET,
-        restarts: int = FROM_PRESET,
-        fit_restarts: int = 4,
-        fit_maxiter: int = 500,
-        refit_maxiter: int = FROM_PRESET,
-        refit_every: int = FROM_PRESET,
-        trust_region: bool = FROM_PRESET,
-        tr_failure_tol: int = FROM_PRESET,
-        joint_steps: int = 200,
-        joint_lr: float = 0.01,
-        device: str | Any = "cpu",
-        **kwargs: Any,
-    ) -> None:
-        if budget is not None and (isinstance(budget, bool)
-                                   or not isinstance(budget, (int, np.integer)) or budget < 1):
-            raise ValueError(f"budget: expected a positive int or None, got {budget!r}")
-        horizon = DEFAULT_HORIZON if budget is None else int(budget)
-        super().__init__(space, budget=budget, n_init=n_init, **kwargs)
-        cfg = self._from_preset(beta=beta, beta_scale=beta_scale, n_candidates=n_candidates,
-                                restarts=restarts, refit_every=refit_every,
-                                refit_maxiter=refit_maxiter,
-                                trust_region=trust_region, tr_failure_tol=tr_failure_tol)
-        beta, beta_scale = cfg["beta"], cfg["beta_scale"]
-        torch = _import_torch()
-        _check_int("hidden", hidden, 1)
-        _check_int("n_candidates", cfg["n_candidates"], 1)
-        _check_int("restarts", cfg["restarts"], 0)
-        _check_int("fit_restarts", fit_restarts, 1)
-        _check_int("fit_maxiter", fit_maxiter, 1)
-        _check_int("refit_every", cfg["refit_every"], 0)
-        _check_int("refit_maxiter", cfg["refit_maxiter"], 1)
-        _check_int("tr_failure_tol", cfg["tr_failure_tol"], 1)
-        _check_int("joint_steps", joint_steps, 1)
-        if model_factory is not None and not callable(model_factory):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("hidden", self.hidden, 1)
+        check_int("n_candidates", self.n_candidates, 1)
+        check_int("restarts", self.restarts, 0)
+        check_int("fit_restarts", self.fit_restarts, 1)
+        check_int("fit_maxiter", self.fit_maxiter, 1)
+        check_int("refit_every", self.refit_every, 0)
+        check_int("refit_maxiter", self.refit_maxiter, 1)
+        check_int("failure_tol", self.failure_tol, 1)
+        check_int("joint_steps", self.joint_steps, 1)
+        if self.model_factory is not None and not callable(self.model_factory):
             raise TypeError(f"model_factory: expected a callable D -> torch.nn.Module, "
-                            f"got {model_factory!r}")
-        if lam is not None and not (_is_real(lam) and lam > 0):
-            raise ValueError(f"lam: expected a positive number or None, got {lam!r}")
+                            f"got {self.model_factory!r}")
+        if self.lam is not None and not (_is_real(self.lam) and self.lam > 0):
+            raise ValueError(f"lam: expected a positive number or None, got {self.lam!r}")
+        beta = self.beta
         if isinstance(beta, str):
             if beta not in ("practical", "paper"):
                 raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
@@ -373,35 +338,75 @@ class GOUCB(Optimizer):
         elif not (_is_real(beta) and beta > 0):
             raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
                              f"got {beta!r}")
-        if not (_is_real(beta_scale) and beta_scale > 0):
-            raise ValueError(f"beta_scale: expected a positive number, got {beta_scale!r}")
-        if not isinstance(cfg["trust_region"], (bool, np.bool_)):
-            raise TypeError(f"trust_region: expected a bool, got {cfg['trust_region']!r}")
-        if acquisition not in _ACQUISITIONS:
-            raise ValueError(f"acquisition: expected one of {_ACQUISITIONS}, got {acquisition!r}")
-        if not (_is_real(joint_lr) and joint_lr > 0):
-            raise ValueError(f"joint_lr: expected a positive number, got {joint_lr!r}")
+        if not (_is_real(self.beta_scale) and self.beta_scale > 0):
+            raise ValueError(f"beta_scale: expected a positive number, "
+                             f"got {self.beta_scale!r}")
+        check_bool("trust_region", self.trust_region)
+        if self.acquisition not in _ACQUISITIONS:
+            raise ValueError(f"acquisition: expected one of {_ACQUISITIONS}, "
+                             f"got {self.acquisition!r}")
+        if not (_is_real(self.joint_lr) and self.joint_lr > 0):
+            raise ValueError(f"joint_lr: expected a positive number, got {self.joint_lr!r}")
+
+
+PRESETS: dict[str, GOUCBOptions] = {
+    "practical": GOUCBOptions(),
+    "paper": GOUCBOptions(beta="paper", restarts=4, refit_every=0, refit_maxiter=500,
+                          trust_region=False, init_centre=False, init_design="uniform"),
+}
+
+
+class GOUCB(Optimizer):
+    """GO-UCB (Liu & Wang, ICML 2023, Algorithm 1); see the module docstring.
+
+    Options: :class:`GOUCBOptions` (by name, or ``options=``). Presets (:data:`PRESETS`;
+    docs/algorithms/goucb.md, "Presets"): ``"paper"`` is App. D.1's configuration:
+    ``beta="paper"``, ``n_init`` = ceil(sqrt(T)) uniform points (``init_centre=False``), the
+    25-unit sigmoid network fitted once after Phase I by least squares (``refit_every=0``),
+    the closed-form linearised step 5 over the whole cube, no trust region.
+    ``"practical"`` [default]: see the module docstring for its values and their
+    measurements. ``budget``: the horizon T of Theorem 4.1 [None:
+    :data:`~hdbo_engine.design.DEFAULT_HORIZON`].
+    """
+
+    name = "goucb"
+    default_n_init = 10
+    options_class = GOUCBOptions
+    presets: ClassVar[dict[str, Options]] = PRESETS
+
+    def _uniform_n_init(self) -> int:
+        """Phase I size with uniform draws, ``n = ceil(sqrt(T))`` (App. D.1), at least 2."""
+        return max(2, math.ceil(math.sqrt(self.horizon)))
+
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: GOUCBOptions | None = None, **overrides: Any) -> None:
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        o = self.options
+        torch = _import_torch()
         try:
-            self.device = torch.device(device)
+            self.device = torch.device(o.device)
         except (RuntimeError, TypeError, ValueError):
             raise ValueError(f"device: expected a torch device such as 'cpu' or 'cuda', "
-                             f"got {device!r}") from None
+                             f"got {o.device!r}") from None
         self.torch = torch
-        self.horizon = horizon
-        self.hidden = int(hidden)
-        self.model_factory = model_factory
-        self.lam = float(lam) if lam is not None else math.sqrt(horizon) * math.log(horizon) ** 2
+        horizon = self.horizon
+        self.hidden = int(o.hidden)
+        self.model_factory = o.model_factory
+        self.lam = float(o.lam) if o.lam is not None else math.sqrt(horizon) * math.log(
+            horizon) ** 2
         self.lam = max(self.lam, 1e-6)
-        self.beta_mode, self.beta_scale = beta, float(beta_scale)
-        self.acquisition = acquisition
-        self.n_candidates, self.restarts = int(cfg["n_candidates"]), int(cfg["restarts"])
-        self.fit_restarts, self.fit_maxiter = int(fit_restarts), int(fit_maxiter)
-        self.refit_every = int(cfg["refit_every"])
-        self.tr_failure_tol = int(cfg["tr_failure_tol"])
-        self.refit_maxiter = int(cfg["refit_maxiter"])
-        if cfg["trust_region"]:
-            self.trust_region = TrustRegion(self.dim, failure_tol=self.tr_failure_tol)
-        self.joint_steps, self.joint_lr = int(joint_steps), float(joint_lr)
+        self.beta_mode, self.beta_scale = o.beta, float(o.beta_scale)
+        self.acquisition = o.acquisition
+        self.n_candidates, self.restarts = int(o.n_candidates), int(o.restarts)
+        self.fit_restarts, self.fit_maxiter = int(o.fit_restarts), int(o.fit_maxiter)
+        self.refit_every = int(o.refit_every)
+        self.failure_tol = int(o.failure_tol)
+        self.refit_maxiter = int(o.refit_maxiter)
+        if o.trust_region:
+            self.trust_region = TrustRegion(self.dim, failure_tol=self.failure_tol)
+        self.joint_steps, self.joint_lr = int(o.joint_steps), float(o.joint_lr)
         self.model = _FlatModel(self._make_module(0), torch, self.device)
         self._check_model()
         self._phase1: dict[str, Any] | None = None  # cached oracle fit (Phase I)
@@ -752,12 +757,3 @@ class GOUCB(Optimizer):
         k = int(torch.argmax(best_val))
         return best_X[k].cpu().numpy(), float(best_val[k])
 
-
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
-        and math.isfinite(float(v))
-
-
-def _check_int(arg: str, v: Any, low: int) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ValueError(f"{arg}: expected an int >= {low}, got {v!r}")

@@ -28,7 +28,8 @@ Defaults, ``preset="paper"`` (the paper's experiments): ``d = 5``, ``N0 = 1``,
 design with a line search (``init_design = "axis"``), ``trust_region = True``
 with ``failure_tol = 10``, ``n_perturb = 15``, ``acquisition = "ucb"``. Both:
 ``a = b = 1``, ``delta = 0.1``, ``restarts = 3``, ``screen_budget = 4096``,
-``n_candidates`` 32 (512 when ``d = D``). An explicit option wins over the preset.
+``n_candidates`` 32 (512 when ``d = D``). An option given by name wins over the preset
+(:class:`MSUCBOptions`, :data:`PRESETS`).
 
 Departures from the paper, one line each; the section of ``docs/algorithms/msucb.md``
 that gives the reason and the measurement is in brackets:
@@ -49,17 +50,18 @@ that gives the reason and the measurement is in brackets:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..acquisition import log_expected_improvement, ucb
-from ..base import FROM_PRESET, Optimizer
+from ..base import Optimizer, Options
 from ..gp import GP, HyperparameterChain
 from ..maximize import lbfgsb_batch, top_k
 from ..space import Space
 from ..trust_region import TrustRegion
-from ..util import is_int, is_number
+from ..util import check_bool, check_int, is_number
 
 _Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
 _MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)
@@ -77,114 +79,122 @@ def msucb_beta(t: int, d: int, D: int, a: float = 1.0, b: float = 1.0,
     return 2.0 * np.log(np.pi**2 * t**2 / delta) + 2.0 * d * np.log(inner)
 
 
-class MSUCB(Optimizer):
-    """MS-UCB (Tran-The et al., AAAI 2020, Algorithm 1); see the module docstring.
+@dataclass(frozen=True)
+class MSUCBOptions(Options):
+    """Options of :class:`MSUCB` (and :class:`~hdbo_engine.algorithms.baselines.GPUCB`);
+    field defaults are the practical preset (paper preset in brackets where it differs).
 
-    Parameters (defaults in brackets)
-    ---------------------------------
     d: free (subspace) dimension [5, the paper's main setting; capped at D].
-    N0, alpha: ``N_t = N0 t^alpha`` subspaces added per iteration [practical 10, paper 1; 0].
+    N0, alpha: ``N_t = N0 t^alpha`` subspaces added per iteration [10 (paper 1); 0].
     a, b, delta: Assumption 1 / confidence constants in beta_t [1, 1, 0.1].
-    beta_scale: multiplier on beta_t [practical 0.1, paper 1.0 (the theoretical value)].
-    n_optimize: subspaces refined by L-BFGS-B per ask, None = all [practical 20, paper None].
+    beta_scale: multiplier on beta_t [0.1 (paper 1.0, the theoretical value)].
+    n_optimize: subspaces refined by L-BFGS-B per ask, None = all [20 (paper None)].
     restarts: L-BFGS-B starts per refined subspace [3].
-    n_candidates: free-coordinate points scoring each refined subspace [32; 512 when d = D].
+    n_candidates: free-coordinate points scoring each refined subspace, None = 32, or 512
+        when d = D [None].
     screen_budget: (subspace, point) pairs screening all subspaces per ask [4096].
     refit_growth: hyperparameter refit cadence (HyperparameterChain) [0.1].
     trust_region: confine z, the free coordinates and L-BFGS-B to a TuRBO trust region
-        around the incumbent [practical True, paper False].
-    failure_tol: the region's failure tolerance, None = max(4, D) [practical 10].
+        around the incumbent [True (paper False)].
+    failure_tol: the region's failure tolerance, None = max(4, D) [10 (paper None)].
     n_perturb: expected number of fixed coordinates each subspace moves off the incumbent;
-        the others keep the incumbent's values; None = all [practical 15, paper None].
+        the others keep the incumbent's values; None = all [15 (paper None)].
     acquisition: "ucb" (eq. 8, the paper) or "logei" (log expected improvement over the
-        best told value) ["ucb" in both presets; module docstring].
-    n_init: initial design [20, as in the paper]: practical, the centre then uniform
-        draws; paper, uniform draws.
-    preset: "practical" [default] or "paper" (module docstring).
+        best told value) ["ucb"; module docstring].
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+        [the design-size rule from 20 points, the centre, the axis design (paper: 20
+        uniform points, no centre)].
+    """
+
+    init_design: str = "axis"
+    d: int = 5
+    N0: int = 10
+    alpha: float = 0.0
+    a: float = 1.0
+    b: float = 1.0
+    delta: float = 0.1
+    beta_scale: float = 0.1
+    n_optimize: int | None = 20
+    restarts: int = 3
+    n_candidates: int | None = None
+    screen_budget: int = 4096
+    refit_growth: float = 0.1
+    trust_region: bool = True
+    failure_tol: int | None = 10
+    acquisition: str = "ucb"
+    n_perturb: float | None = 15
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.acquisition not in _ACQUISITIONS:
+            raise ValueError(f"acquisition: expected one of {list(_ACQUISITIONS)}, "
+                             f"got {self.acquisition!r}")
+        check_int("d", self.d, 0)
+        if not isinstance(self.N0, (int, np.integer)) or self.N0 < 1:
+            raise ValueError(f"N0: expected an int >= 1, got {self.N0!r}")
+        if self.alpha < 0:
+            raise ValueError(f"alpha: expected >= 0, got {self.alpha!r}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta: expected 0 < delta < 1, got {self.delta!r}")
+        if self.a <= 0 or self.b <= 0 or self.beta_scale <= 0:
+            raise ValueError("a, b and beta_scale must be > 0")
+        if self.n_optimize is not None and self.n_optimize < 1:
+            raise ValueError(f"n_optimize: expected an int >= 1 or None, "
+                             f"got {self.n_optimize!r}")
+        check_int("screen_budget", self.screen_budget, 1)
+        if self.restarts < 1:
+            raise ValueError(f"restarts: expected an int >= 1, got {self.restarts!r}")
+        check_bool("trust_region", self.trust_region)
+        check_int("failure_tol", self.failure_tol, 1, optional=True)
+        if self.n_perturb is not None and (not is_number(self.n_perturb)
+                                           or not self.n_perturb > 0):
+            raise ValueError(f"n_perturb: expected a number > 0 or None, "
+                             f"got {self.n_perturb!r}")
+
+
+PRESETS: dict[str, MSUCBOptions] = {
+    "practical": MSUCBOptions(),
+    "paper": MSUCBOptions(N0=1, beta_scale=1.0, n_optimize=None, trust_region=False,
+                          failure_tol=None, n_perturb=None, init_centre=False,
+                          init_design="uniform"),
+}
+
+
+class MSUCB(Optimizer):
+    """MS-UCB (Tran-The et al., AAAI 2020, Algorithm 1); see the module docstring.
+
+    Options: :class:`MSUCBOptions` (by name, or ``options=``); ``preset``: "practical"
+    [default] or "paper" (:data:`PRESETS`, module docstring).
     """
 
     name = "msucb"
     default_n_init = 20
-    presets: ClassVar[dict[str, dict[str, Any]]] = {
-        "practical": {"N0": 10, "beta_scale": 0.1, "n_optimize": 20, "trust_region": True,
-                      "failure_tol": 10, "acquisition": "ucb", "init_design": "axis",
-                      "n_perturb": 15},
-        "paper": {"N0": 1, "beta_scale": 1.0, "n_optimize": None, "trust_region": False,
-                  "failure_tol": None, "acquisition": "ucb", "n_init": 20, "n_perturb": None,
-                  "init_centre": False, "init_design": "uniform"},
-    }
+    options_class = MSUCBOptions
+    presets: ClassVar[dict[str, Options]] = PRESETS
 
-    def __init__(
-        self,
-        space: Space | int,
-        *,
-        d: int = 5,
-        N0: int = FROM_PRESET,
-        alpha: float = 0.0,
-        a: float = 1.0,
-        b: float = 1.0,
-        delta: float = 0.1,
-        beta_scale: float = FROM_PRESET,
-        n_optimize: int | None = FROM_PRESET,
-        restarts: int = 3,
-        n_candidates: int | None = None,
-        screen_budget: int = 4096,
-        refit_growth: float = 0.1,
-        trust_region: bool = FROM_PRESET,
-        failure_tol: int | None = FROM_PRESET,
-        acquisition: str = FROM_PRESET,
-        n_perturb: float | None = FROM_PRESET,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(space, **kwargs)
-        cfg = self._from_preset(N0=N0, beta_scale=beta_scale, n_optimize=n_optimize,
-                                trust_region=trust_region, failure_tol=failure_tol,
-                                acquisition=acquisition, n_perturb=n_perturb)
-        n_perturb = cfg["n_perturb"]
-        N0, beta_scale, n_optimize = cfg["N0"], cfg["beta_scale"], cfg["n_optimize"]
-        trust_region, failure_tol = cfg["trust_region"], cfg["failure_tol"]
-        if cfg["acquisition"] not in _ACQUISITIONS:
-            raise ValueError(f"acquisition: expected one of {list(_ACQUISITIONS)}, "
-                             f"got {cfg['acquisition']!r}")
-        self.acquisition = cfg["acquisition"]
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: MSUCBOptions | None = None, **overrides: Any) -> None:
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        o = self.options
+        self.acquisition = o.acquisition
         D = self.dim
-        if not is_int(d) or d < 0:
-            raise ValueError(f"d: expected an int >= 0, got {d!r}")
-        if not isinstance(N0, (int, np.integer)) or N0 < 1:
-            raise ValueError(f"N0: expected an int >= 1, got {N0!r}")
-        if alpha < 0:
-            raise ValueError(f"alpha: expected >= 0, got {alpha!r}")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta: expected 0 < delta < 1, got {delta!r}")
-        if a <= 0 or b <= 0 or beta_scale <= 0:
-            raise ValueError("a, b and beta_scale must be > 0")
-        if n_optimize is not None and n_optimize < 1:
-            raise ValueError(f"n_optimize: expected an int >= 1 or None, got {n_optimize!r}")
-        if not is_int(screen_budget) or screen_budget < 1:
-            raise ValueError(f"screen_budget: expected an int >= 1, got {screen_budget!r}")
-        if restarts < 1:
-            raise ValueError(f"restarts: expected an int >= 1, got {restarts!r}")
-        if not isinstance(trust_region, (bool, np.bool_)):
-            raise TypeError(f"trust_region: expected a bool, got {trust_region!r}")
-        if failure_tol is not None and (not is_int(failure_tol) or failure_tol < 1):
-            raise ValueError(f"failure_tol: expected an int >= 1 or None, got {failure_tol!r}")
-        if n_perturb is not None and (not is_number(n_perturb) or not n_perturb > 0):
-            raise ValueError(f"n_perturb: expected a number > 0 or None, got {n_perturb!r}")
-        if trust_region:
-            self.trust_region = TrustRegion(D, failure_tol=int(failure_tol or max(4, D)))
-        self.d = int(min(d, D))
-        self.N0, self.alpha = int(N0), float(alpha)
-        self.a, self.b, self.delta, self.beta_scale = a, b, delta, beta_scale
-        self.n_optimize, self.restarts = n_optimize, int(restarts)
-        self.screen_budget = int(screen_budget)
+        if o.trust_region:
+            self.trust_region = TrustRegion(D, failure_tol=int(o.failure_tol or max(4, D)))
+        self.d = int(min(o.d, D))
+        self.N0, self.alpha = int(o.N0), float(o.alpha)
+        self.a, self.b, self.delta, self.beta_scale = o.a, o.b, o.delta, o.beta_scale
+        self.n_optimize, self.restarts = o.n_optimize, int(o.restarts)
+        self.screen_budget = int(o.screen_budget)
         default_cand = 512 if self.d == D else 32
-        self.n_candidates = int(n_candidates or default_cand)
+        self.n_candidates = int(o.n_candidates or default_cand)
         self.free = np.arange(D - self.d, D)  # last d coordinates (Definition 1)
         self.fixed = np.arange(D - self.d)
-        self.chain = HyperparameterChain(D, refit_growth=refit_growth)
+        self.chain = HyperparameterChain(D, refit_growth=o.refit_growth)
         self._Z_blocks: list[np.ndarray] = []
         self._mask_blocks: list[np.ndarray] = []
-        self.n_perturb = n_perturb
+        self.n_perturb = o.n_perturb
 
     # ------------------------------------------------------------------ Z_t
     def _n_new(self, t: int) -> int:
