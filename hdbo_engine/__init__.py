@@ -4,7 +4,10 @@ Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
 ``hdbo_adapters``, the ``hdbo`` command in ``hdbo_cli``. Layout::
 
     space.py        Real / Integer / Categorical  <->  unit cube [0, 1]^D
-    base.py         the ask/tell contract every algorithm implements; minimize()
+    base.py         the ask/tell contract every algorithm implements
+    design.py       the shared initial design; options.py the shared options
+    loop.py         minimize(): the sequential ask/evaluate/tell loop
+    util.py         shared checks, history fingerprints, failure imputation
     registry.py     algorithm names -> classes, imported on first use
     gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py
     trust_region.py the practical presets' trust regions
@@ -17,13 +20,15 @@ no algorithm module and works without torch; only ``GOUCB`` needs it.
 
 from typing import Any
 
-from .base import Optimizer, OptimizeResult, Proposal, minimize
+from .base import Optimizer, Proposal
+from .loop import OptimizeResult, minimize
+from .options import Options
 from .registry import available, class_names, get_algorithm
 from .space import Categorical, Integer, Real, Space
 
 __all__ = [
     "Space", "Real", "Integer", "Categorical",
-    "Optimizer", "Proposal", "OptimizeResult", "minimize",
+    "Optimizer", "Options", "Proposal", "OptimizeResult", "minimize",
     "available", "get_algorithm",
     "Auto", "MSUCB", "CobBO", "GOUCB", "BKB", "GPUCB", "RandomSearch",
 ]

@@ -1,4 +1,4 @@
-"""The ask/tell contract every engine algorithm implements, and ``minimize``.
+"""The ask/tell contract every engine algorithm implements.
 
 Contract (docs/ARCHITECTURE.md, "Conventions")
 ----------------------------------------------
@@ -75,68 +75,20 @@ order (before ``_on_tell``), so its state is a function of the history.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .design import DEFAULT_HORIZON, INIT_DESIGNS, InitialDesign, design_size
-from .registry import get_algorithm
+from .design import DEFAULT_HORIZON, InitialDesign, design_size
+from .options import Options
 from .space import Space
 from .trust_region import TrustRegion
-from .util import as_float_array, check_bool, check_int, impute_failures, is_int
+from .util import as_float_array, impute_failures, is_int
 
-__all__ = ["Proposal", "Options", "Optimizer", "OptimizeResult", "minimize"]
-
-
-OptionsT = TypeVar("OptionsT", bound="Options")
-
-
-@dataclass(frozen=True)
-class Options:
-    """The options every engine algorithm shares: its initial design (module docstring,
-    "Initial design"). Each algorithm's options class extends this one.
-
-    n_init: size of the initial design; None is the design-size rule,
-        :func:`~hdbo_engine.design.design_size` of ``init_design``, the algorithm's uniform
-        design size and the budget.
-    init_centre: whether the initial design starts at the centre of the cube.
-    init_design: ``"uniform"`` or ``"axis"``.
-    line_search: whether the axis design ends with a line search along its finite-difference
-        slopes (:mod:`hdbo_engine.design`); None: True exactly when ``init_design`` is
-        ``"axis"``.
-    """
-
-    n_init: int | None = None
-    init_centre: bool = True
-    init_design: str = "uniform"
-    line_search: bool | None = None
-
-    def __post_init__(self) -> None:
-        if self.init_design not in INIT_DESIGNS:
-            raise ValueError(f"init_design: expected one of {list(INIT_DESIGNS)}, "
-                             f"got {self.init_design!r}")
-        check_int("n_init", self.n_init, 1, optional=True)
-        check_bool("init_centre", self.init_centre)
-        if self.line_search is not None and not isinstance(self.line_search, (bool, np.bool_)):
-            raise TypeError(f"line_search: expected a bool or None, got {self.line_search!r}")
-
-    @classmethod
-    def names(cls) -> list[str]:
-        """The option names, sorted."""
-        return sorted(f.name for f in fields(cls))
-
-    def with_overrides(self: OptionsT, owner: str, overrides: dict[str, Any]) -> OptionsT:
-        """A copy with ``overrides`` applied (``dataclasses.replace``); an unknown name is a
-        ``TypeError`` naming it and the valid options of ``owner``."""
-        unknown = sorted(set(overrides) - set(self.names()))
-        if unknown:
-            raise TypeError(f"{owner}: unexpected keyword argument(s) {unknown}; valid options: "
-                            f"{self.names()}")
-        return replace(self, **overrides) if overrides else self
+__all__ = ["Proposal", "Optimizer"]
 
 
 @dataclass(frozen=True)
@@ -502,75 +454,3 @@ class Optimizer(InitialDesign, ABC):
 
 
 # ----------------------------------------------------------------- minimize
-@dataclass
-class OptimizeResult:
-    """Outcome of :func:`minimize` (field names follow scikit-optimize)."""
-
-    x: list[Any]
-    fun: float
-    x_iters: list[list[Any]]
-    func_vals: np.ndarray
-    X_unit: np.ndarray
-    ask_times: np.ndarray
-    algorithm: str
-    space: Space
-
-    @property
-    def n_evals(self) -> int:
-        return len(self.func_vals)
-
-
-def minimize(
-    func: Callable[[list[Any]], float],
-    space: Space | int,
-    algorithm: str | type[Optimizer] = "msucb",
-    budget: int = 100,
-    seed: int | None = None,
-    callback: Callable[[OptimizeResult], bool | None] | None = None,
-    progress: bool = True,
-    **algorithm_kwargs: Any,
-) -> OptimizeResult:
-    """Minimise ``func`` over ``space`` with ``budget`` sequential evaluations.
-
-    ``func`` receives one list of parameter values (decoded by the space) and
-    returns a float. ``algorithm`` is a registered name (see
-    :func:`hdbo_engine.available`) or an :class:`Optimizer`
-    subclass; extra keyword arguments go to its constructor. ``callback``
-    is called with the result so far after each evaluation and stops the run
-    by returning True. ``progress`` shows a progress bar with the best value.
-    """
-    from tqdm.auto import tqdm
-
-    if not is_int(budget) or budget < 1:
-        raise ValueError(f"budget: expected a positive int, got {budget!r}")
-    cls = get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
-    opt = cls(space, seed=seed, budget=budget, **algorithm_kwargs)
-    times: list[float] = []
-    with tqdm(total=budget, disable=not progress, desc=cls.name) as bar:
-        for _ in range(budget):
-            t0 = time.perf_counter()
-            (proposal,) = opt.ask()
-            times.append(time.perf_counter() - t0)
-            values = opt.space.decode(proposal.x)[0]
-            opt.tell(proposal.x, float(func(values)))
-            bar.update(1)
-            if opt.best is not None:
-                bar.set_postfix(best=f"{opt.best[1]:.6g}")
-            if callback is not None and callback(_result(opt, times)):
-                break
-    return _result(opt, times)
-
-
-def _result(opt: Optimizer, times: list[float]) -> OptimizeResult:
-    best = opt.best
-    x_best = best[0] if best is not None else opt.X[-1]
-    return OptimizeResult(
-        x=opt.space.decode(x_best)[0],
-        fun=best[1] if best is not None else float("nan"),
-        x_iters=opt.space.decode(opt.X),
-        func_vals=opt.y.copy(),
-        X_unit=opt.X.copy(),
-        ask_times=np.array(times),
-        algorithm=opt.name,
-        space=opt.space,
-    )

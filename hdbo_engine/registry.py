@@ -1,8 +1,8 @@
 """Registry of engine algorithms by name, loaded lazily (GO-UCB needs torch; the rest do not).
 
 The lookup imports an algorithm's module only when its name is asked for, so
-:mod:`hdbo_engine.base` (whose :func:`~hdbo_engine.base.minimize` accepts a
-name) can use it without importing :mod:`hdbo_engine.algorithms`.
+:func:`hdbo_engine.minimize` (which accepts a name) can use it without importing
+:mod:`hdbo_engine.algorithms`.
 
 Every *public* algorithm appears, under names derived from its entry, in each framework
 (``<Class>Sampler`` in :mod:`hdbo_adapters.optuna`, ``<Class>Optimizer`` and

@@ -65,7 +65,7 @@ def _graph() -> dict[str, set[str]]:
 
 def test_no_import_cycle_among_our_modules() -> None:
     graph = _graph()
-    assert "hdbo_engine.registry" in graph["hdbo_engine.base"]
+    assert "hdbo_engine.registry" in graph["hdbo_engine.loop"]
     assert "hdbo_engine.base" not in graph["hdbo_engine.gp"]  # models do not import the contract
     try:
         TopologicalSorter(graph).prepare()
@@ -87,8 +87,8 @@ def test_adapters_and_engine_do_not_import_the_command_line() -> None:
                    for m, deps in graph.items() if m.startswith("hdbo_engine") for d in deps)
 
 
-def test_base_imports_without_the_algorithms_package() -> None:
-    proc = _run("import sys, hdbo_engine.base as b; "
+def test_minimize_imports_without_the_algorithms_package() -> None:
+    proc = _run("import sys, hdbo_engine.loop as b; "
                 "print(sorted(m for m in sys.modules if m.startswith('hdbo_engine.algorithms'))); "
                 "print(b.minimize(lambda v: sum(x * x for x in v), 2, 'random', budget=3, "
                 "seed=0, progress=False).n_evals)")

@@ -13,8 +13,7 @@ from nevergrad.common import errors as ng_errors
 from scipy.stats import norm
 
 import hdbo_adapters.nevergrad as H
-from hdbo_engine import available
-from hdbo_engine.base import minimize
+from hdbo_engine import available, minimize
 from hdbo_engine.registry import register, unregister
 
 REGISTERED = {"HDBO": "auto", "MSUCB": "msucb", "CobBO": "cobbo", "GOUCB": "goucb",

@@ -43,8 +43,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import Optimizer, Options, Proposal
+from ..base import Optimizer, Proposal
 from ..gp import GP
+from ..options import Options
 from ..registry import get_algorithm
 from ..space import Space
 
@@ -70,7 +71,7 @@ class AutoOptions(Options):
     window: how many of a member's latest model proposals its record keeps [10].
     noisy: whether the objective is noisy (True), deterministic (False), or unknown and
         estimated by :meth:`Auto.recommend` [None].
-    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options` [the
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options` [the
         design-size rule from 20 points, the centre, the axis design].
     """
 

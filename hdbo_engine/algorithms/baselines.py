@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import Optimizer, Options
+from ..base import Optimizer
+from ..options import Options
 from ..space import Space
 from .msucb import MSUCB, MSUCBOptions
 from .msucb import PRESETS as MSUCB_PRESETS

@@ -64,9 +64,10 @@ import numpy as np
 from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
-from ..base import Optimizer, Options, Proposal
+from ..base import Optimizer, Proposal
 from ..gp import GP, GPParams, kernel_functions, next_refit, robust_cholesky, scaled_sqdist
 from ..maximize import lbfgsb_batch, top_k
+from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import check_bool, check_int, history_fingerprint, impute_failures, is_int
@@ -158,7 +159,7 @@ class BKBOptions(Options):
     trust_region: in the continuous box, confine candidates and L-BFGS-B to a TuRBO trust
         region around the incumbent [True (paper False); never with arms].
     failure_tol: the region's failure tolerance, None = max(4, D) [10 (paper None)].
-    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options`
         [the design-size rule from 10 points, the centre, the axis design (with arms, the
         uniform design); paper: 1 uniform point, no centre].
     """

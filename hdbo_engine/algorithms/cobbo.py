@@ -69,9 +69,10 @@ from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
 
 from ..acquisition import expected_improvement, ucb
-from ..base import Optimizer, Options
+from ..base import Optimizer
 from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
+from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion
 from ..util import check_bool, check_int, impute_failures, is_int, is_number
@@ -178,7 +179,7 @@ class CobBOOptions(Options):
     flat_backoff: draw a new block as soon as a query in the current one
         returns exactly the pivot's value [True (paper False)]
         (docs/algorithms/cobbo.md, "Flat blocks").
-    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options`
         [the design-size rule from 20 points, the centre, the axis design (paper: 20
         uniform points, no centre)].
     """

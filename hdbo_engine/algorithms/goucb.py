@@ -63,8 +63,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import Optimizer, Options
+from ..base import Optimizer
 from ..maximize import lbfgsb_batch, top_k
+from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import check_bool, check_int, history_fingerprint, impute_failures

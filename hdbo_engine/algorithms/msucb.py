@@ -56,9 +56,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..acquisition import log_expected_improvement, ucb
-from ..base import Optimizer, Options
+from ..base import Optimizer
 from ..gp import GP, HyperparameterChain
 from ..maximize import lbfgsb_batch, top_k
+from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion
 from ..util import check_bool, check_int, is_number
@@ -101,7 +102,7 @@ class MSUCBOptions(Options):
         the others keep the incumbent's values; None = all [15 (paper None)].
     acquisition: "ucb" (eq. 8, the paper) or "logei" (log expected improvement over the
         best told value) ["ucb"; module docstring].
-    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.base.Options`
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options`
         [the design-size rule from 20 points, the centre, the axis design (paper: 20
         uniform points, no centre)].
     """
