@@ -37,7 +37,7 @@ def test_demo_writes_one_figure_and_the_per_run_files(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "median best" in text
     assert [p.name for p in tmp_path.rglob("*.png")] == ["demo.png"]
-    for method in ("bkb", "optuna-tpe", "random"):
+    for method in ("auto", "optuna-tpe", "optuna-gp", "random"):
         assert method in text
         rows = list(csv.DictReader(open(tmp_path / method / "seed1" / "trajectory.csv")))
         assert len(rows) == 12
