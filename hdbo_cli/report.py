@@ -23,11 +23,12 @@ best noisy draw.
 The count (:func:`targets`). ``auto`` is counted alone, never the best of our
 algorithms picked per group afterwards: a group is won when Auto's median is
 lower than the median of *every* peer the suite lists for that group (random
-search and the other libraries' optimizers, :data:`REFERENCE_PEERS`). A listed
-peer without cells for every seed of the group makes the group *incomplete*,
-not won. Two methods are compared at equal evaluations: on each seed, both at
-the fewer evaluations either reached (a cell stopped by the time limit
-compares with Auto's best so far at the evaluation it reached; in noisy groups,
+search and the other libraries' optimizers, :data:`REFERENCE_PEERS`). Auto and a
+peer are compared on the seeds both have cells for (a peer run on fewer seeds, such as
+vanilla BoTorch, is compared on its own, and the report says so); a listed peer with no
+cell on any of Auto's seeds makes the group *incomplete*, not won. Two methods are
+compared at equal evaluations: on each seed, both at the fewer evaluations either
+reached (a cell stopped by the time limit compares with Auto's best so far at the evaluation it reached; in noisy groups,
 the noise-free value of the recommendation at the last checkpoint not after
 it); a stopped cell is never dropped. Auto's floor, per group: a lower median
 than random search's and than TPE's, and a median no worse than the median of
@@ -107,11 +108,12 @@ class GroupStats:
         """Median over seeds of each method's value when, on each seed, every one of
         ``compared`` is taken at the fewest evaluations any of them reached there.
 
-        None when one of them lacks a cell for a seed that some method of the group has
-        (or, in a noisy group, has no recommendation scored by then).
+        The seeds are those every one of ``compared`` has a cell for (a peer run on fewer
+        seeds is compared on its own); None when there is none (or, in a noisy group, when
+        one of them has no recommendation scored by then).
         """
-        seeds = set().union(*(set(r) for r in self.runs.values()))
-        if not seeds or any(set(self.runs.get(m, {})) != seeds for m in compared):
+        seeds = self.shared_seeds(compared)
+        if not seeds:
             return None
         values: dict[str, list[float]] = {m: [] for m in compared}
         for s in sorted(seeds):
@@ -121,6 +123,10 @@ class GroupStats:
         if any(np.isnan(v).any() for v in values.values()):
             return None
         return {m: float(np.median(v)) for m, v in values.items()}
+
+    def shared_seeds(self, compared: list[str]) -> set[int]:
+        """The seeds every one of ``compared`` has a cell for."""
+        return set.intersection(*(set(self.runs.get(m, {})) for m in compared))
 
     @property
     def f_ref(self) -> float:
@@ -235,19 +241,22 @@ def auto_verdict(g: GroupStats) -> dict[str, Any] | None:
         return None
     if not g.runs.get("auto"):
         return {"status": "no auto cells", "peers": peers, "not_beaten": [], "missing": [],
-                "medians": {}}
-    medians, not_beaten, missing = {}, [], []
+                "medians": {}, "fewer_seeds": {}}
+    medians, not_beaten, missing, fewer = {}, [], [], {}
     for p in peers:
         pair = g.medians_at_equal_evaluations(["auto", p])
         if pair is None:
             missing.append(p)
             continue
         medians[p] = (pair["auto"], pair[p])
+        shared = len(g.shared_seeds(["auto", p]))
+        if shared < len(g.runs["auto"]):
+            fewer[p] = shared
         if not pair["auto"] < pair[p]:
             not_beaten.append(p)
     status = "lost" if not_beaten else "incomplete" if missing else "won"
     return {"status": status, "peers": peers, "not_beaten": not_beaten, "missing": missing,
-            "medians": medians}
+            "medians": medians, "fewer_seeds": fewer}
 
 
 def auto_floor(g: GroupStats) -> dict[str, bool | None]:
@@ -316,7 +325,9 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
     for group, v in verdicts.items():
         detail = ", ".join(f"{p} {_fmt(a)} vs {_fmt(b)}" for p, (a, b) in v["medians"].items())
         extra = ([f"not beaten: {', '.join(v['not_beaten'])}"] if v["not_beaten"] else []) + (
-            [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else [])
+            [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else []) + (
+            [f"compared on the seeds it has: {', '.join(f'{p} {n}' for p, n in fewer)}"]
+            if (fewer := v["fewer_seeds"].items()) else [])
         lines.append(f"- {group}: **{v['status']}**"
                      + (f" ({'; '.join(extra)})" if extra else "")
                      + (f"; medians, Auto vs peer: {detail}" if detail else ""))

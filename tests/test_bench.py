@@ -322,19 +322,22 @@ def test_auto_is_counted_alone_against_every_listed_peer(tmp_path: Path) -> None
     assert verdicts["ackley-D2-n4"]["status"] == "lost"
     assert verdicts["ackley-D2-n4"]["not_beaten"] == ["botorch"]
     assert verdicts["ackley-D2-n4"]["medians"]["botorch"] == (4.0, 3.8)
-    assert verdicts["levy-D2-n4"]["status"] == "incomplete"
-    assert verdicts["levy-D2-n4"]["missing"] == ["optuna-tpe"]
+    # levy: TPE has seeds 0-1 only and is compared there: Auto 1 and 2 (median 1.5) vs 9
+    assert verdicts["levy-D2-n4"]["status"] == "won"
+    assert verdicts["levy-D2-n4"]["medians"]["optuna-tpe"] == (1.5, 9.0)
+    assert verdicts["levy-D2-n4"]["fewer_seeds"] == {"optuna-tpe": 2}
     assert verdicts["rastrigin-D2-n4"]["status"] == "won"
     assert verdicts["branin-D2-n4"]["status"] == "no auto cells"  # counted as incomplete
     assert result["auto_floor"] == {
         "ackley-D2-n4": {"random": True, "optuna-tpe": None, "single algorithms": None},
-        "levy-D2-n4": {"random": True, "optuna-tpe": None, "single algorithms": None},
+        "levy-D2-n4": {"random": True, "optuna-tpe": True, "single algorithms": None},
         "rastrigin-D2-n4": {"random": True, "optuna-tpe": True, "single algorithms": True}}
     assert result["beats_random_and_tpe"]["msucb"] == (1, 1)
     report = markdown_report(out)
-    assert "Auto beats every peer's median on **1 of 4** groups (2 incomplete" in report
+    assert "Auto beats every peer's median on **2 of 4** groups (1 incomplete" in report
+    assert "compared on the seeds it has: optuna-tpe 2" in report
     assert "- ackley-D2-n4: **lost** (not beaten: botorch)" in report
-    assert "- Auto beats TPE on 1 of 1 groups" in report
+    assert "- Auto beats TPE on 2 of 2 groups" in report
 
 
 def test_auto_without_cells_is_not_counted(tmp_path: Path) -> None:
