@@ -28,11 +28,11 @@ peer are compared on the seeds both have cells for (a peer run on fewer seeds, s
 vanilla BoTorch, is compared on its own, and the report says so); a listed peer with no
 cell on any of Auto's seeds makes the group *incomplete*, not won. Two methods are
 compared at equal evaluations: on each seed, both at the fewer evaluations either
-reached (a cell stopped by the time limit compares with Auto's best so far at the evaluation it reached; in noisy groups,
-the noise-free value of the recommendation at the last checkpoint not after
-it); a stopped cell is never dropped. Auto's floor, per group: a lower median
-than random search's and than TPE's, and a median no worse than the median of
-the four single algorithms' medians (:data:`SINGLE_ALGORITHMS`).
+reached (a cell stopped by the time limit compares with Auto's best so far at the
+evaluation it reached; in noisy groups, the noise-free value of the recommendation at the
+last checkpoint not after it); a stopped cell is never dropped. Auto's floor, per group:
+a lower median than random search's and than TPE's, and a median no worse than the median
+of the four single algorithms' medians (:data:`SINGLE_ALGORITHMS`).
 """
 
 from __future__ import annotations
@@ -276,8 +276,8 @@ def auto_floor(g: GroupStats) -> dict[str, bool | None]:
 
 
 def targets(groups: list[GroupStats]) -> dict[str, Any]:
-    """Auto's count and floor per group; each of ours against random search and TPE; MS-UCB's
-    and CobBO's time per ask over Optuna GPSampler's.
+    """Auto's count and floor per group; each of ours against random search and TPE; Auto's,
+    MS-UCB's and CobBO's time per ask over Optuna GPSampler's, per group.
 
     ``auto``: group -> :func:`auto_verdict`, for the groups that list Auto and a peer.
     ``auto_floor``: group -> :func:`auto_floor`, for the groups where Auto has cells.
@@ -294,9 +294,9 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
             floor[m] = (sum(c[m] < min(c["random"], c["optuna-tpe"]) for c in judged),
                         len(judged))
     time_ratio = {}
-    for m in ("msucb", "cobbo"):
-        ratios = [g.time_ratio(m, "optuna-gp") for g in groups
-                  if g.times.get(m) and g.times.get("optuna-gp")]
+    for m in ("auto", "msucb", "cobbo"):
+        ratios = {g.name: g.time_ratio(m, "optuna-gp") for g in groups
+                  if g.times.get(m) and g.times.get("optuna-gp")}
         if ratios:
             time_ratio[m] = ratios
     return {"auto": verdicts, "auto_floor": floors,
@@ -438,7 +438,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
                      f"{won} of {judged} groups (equal evaluations)")
     for m, ratios in tg["time_ratio_vs_optuna_gp"].items():
         lines.append(f"- {m} median time per ask / Optuna GPSampler's, per group: "
-                     + ", ".join(f"{r:.3f}" for r in ratios)
+                     + ", ".join(f"{group} {r:.3f}" for group, r in ratios.items())
                      + " (over the evaluations both reached, so a DNF cell is compared on its "
                      "first evaluations)")
     lines += ["", f"### Suite definition ({name})", "", "```toml", suite_text.rstrip(), "```", ""]
