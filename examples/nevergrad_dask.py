@@ -1,7 +1,7 @@
-"""CobBO through Nevergrad on a Dask cluster: ``optimizer.minimize(f, executor=client)``.
+"""Auto (``HDBO``) through Nevergrad on a Dask cluster: ``optimizer.minimize(f, executor=client)``.
 
 A local Dask cluster (2 worker processes) evaluates a slow 20-d ellipsoid
-(minimum 0 at x = 0.5) for CobBO with 4 evaluations in flight (``num_workers=4``): the
+(minimum 0 at x = 0.5) for Auto with 4 evaluations in flight (``num_workers=4``): the
 engine keeps the asked-but-not-told points pending, so the 4 are distinct.
 Point ``--scheduler`` at a running ``dask scheduler`` (``tcp://host:8786``)
 to use a real cluster instead. Needs ``pip install -e ".[nevergrad,dask]"``.
@@ -10,7 +10,7 @@ to use a real cluster instead. Needs ``pip install -e ".[nevergrad,dask]"``.
     python examples/nevergrad_dask.py --budget 300 --sleep 1.0
 
 It prints a line every 10 evaluations (count, best so far, seconds since the
-start), then the value at CobBO's recommendation (the minimum is 0) and the
+start), then the value at Auto's recommendation (the minimum is 0) and the
 total run time. Each evaluation sleeps ``--sleep`` seconds [0.2].
 """
 
@@ -23,7 +23,7 @@ import nevergrad as ng
 import numpy as np
 from distributed import Client, LocalCluster
 
-import hdbo_adapters.nevergrad  # noqa: F401  (registers MSUCB, CobBO, GOUCB, BKB)
+import hdbo_adapters.nevergrad  # noqa: F401  (registers HDBO, MSUCB, CobBO, GOUCB, BKB)
 
 
 def ellipsoid(x: np.ndarray, sleep: float) -> float:
@@ -58,7 +58,7 @@ def main() -> None:
     cluster = None if args.scheduler else LocalCluster(n_workers=2, threads_per_worker=1,
                                                        dashboard_address=None)
     with Client(args.scheduler or cluster) as client:
-        opt = ng.optimizers.registry["CobBO"](
+        opt = ng.optimizers.registry["HDBO"](
             parametrization=ng.p.Array(shape=(args.dim,)).set_bounds(-2.0, 2.0),
             budget=args.budget, num_workers=4)
         opt.parametrization.random_state.seed(0)
@@ -67,7 +67,7 @@ def main() -> None:
     if cluster is not None:
         cluster.close()
     best = ellipsoid(recommendation.value, 0.0)
-    print(f"CobBO, {args.budget} evaluations on Dask: best {best:.4g} (f_min 0) in "
+    print(f"Auto, {args.budget} evaluations on Dask: best {best:.4g} (f_min 0) in "
           f"{time.perf_counter() - start:.1f} s")
 
 

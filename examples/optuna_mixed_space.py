@@ -5,7 +5,7 @@
 A toy "training run" whose loss depends on a learning rate (log scale),
 dropout (step 0.05), a momentum (continuous), a layer count (int), a batch
 size (log int), and an optimizer and activation (categorical). The hdbo
-sampler (MS-UCB, seed 0) encodes all of them through one unit-cube codec and
+sampler (Auto, seed 0) encodes all of them through one unit-cube codec and
 returns values that satisfy every distribution exactly. Optuna's progress bar
 shows the trials as they finish; the script then prints the best loss (the
 optimum is 0) and the parameters that reached it, each of them a value its
@@ -19,7 +19,7 @@ import math
 
 import optuna
 
-from hdbo_adapters.optuna import MSUCBSampler
+from hdbo_adapters.optuna import AutoSampler
 
 
 def loss(trial: optuna.Trial) -> float:
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trials", type=int, default=40, help="number of trials [40]")
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=MSUCBSampler(seed=0, n_startup_trials=10))
+    study = optuna.create_study(sampler=AutoSampler(seed=0, n_startup_trials=10))
     study.optimize(loss, n_trials=args.trials, show_progress_bar=True)
     print(f"best loss {study.best_value:.4f} (optimum 0) with:")
     for name, value in study.best_params.items():

@@ -3,12 +3,12 @@
 Run:  python examples/skopt_loop.py [--n-calls 40] [--out objective.png]
 
 The only change from a plain skopt loop is the optimizer class:
-``skopt.Optimizer(dims)`` -> ``MSUCBOptimizer(dims)`` (or CobBOOptimizer,
+``skopt.Optimizer(dims)`` -> ``AutoOptimizer(dims)`` (or MSUCBOptimizer, CobBOOptimizer,
 GOUCBOptimizer, BKBOptimizer). The objective is a 12-parameter problem with a
 log-uniform learning rate, an integer and a categorical parameter (optimum 0).
 
 It prints the best value after each batch of 4 asks and the best point of the
-ask/tell loop; then ``msucb_minimize`` (with a progress bar, stopped early by
+ask/tell loop; then ``auto_minimize`` (with a progress bar, stopped early by
 skopt's ``DeltaYStopper``) prints its best value and number of evaluations, and
 ``skopt.utils.expected_minimum`` the surrogate's expected minimum of the loop's
 result. ``--out`` adds skopt's ``plot_objective`` figure. A run with the
@@ -25,7 +25,7 @@ from skopt.callbacks import DeltaYStopper
 from skopt.space import Categorical, Integer, Real
 from tqdm.auto import tqdm
 
-from hdbo_adapters.skopt import MSUCBOptimizer, msucb_minimize
+from hdbo_adapters.skopt import AutoOptimizer, auto_minimize
 
 DIMENSIONS = [
     Real(1e-5, 1e-1, prior="log-uniform", name="lr"),
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     # 1. The ask/tell loop, in batches of 4 as a parallel skopt user would write it.
-    opt = MSUCBOptimizer(DIMENSIONS, n_initial_points=12, random_state=0)
+    opt = AutoOptimizer(DIMENSIONS, n_initial_points=12, random_state=0)
     for _ in range(args.n_calls // 4):
         points = opt.ask(n_points=4)
         result = opt.tell(points, [objective(x) for x in points])
@@ -58,14 +58,14 @@ def main(argv: list[str] | None = None) -> None:
           f"activation={result.x[2]} after {len(result.func_vals)} evaluations")
 
     # 2. The gp_minimize-style function, stopped early by a skopt callback.
-    with tqdm(total=args.n_calls, desc="msucb_minimize") as bar:
+    with tqdm(total=args.n_calls, desc="auto_minimize") as bar:
 
         def advance(_result: object) -> None:  # None: a skopt callback returning True stops
             bar.update(1)
 
-        res = msucb_minimize(objective, DIMENSIONS, n_calls=args.n_calls, n_initial_points=12,
+        res = auto_minimize(objective, DIMENSIONS, n_calls=args.n_calls, n_initial_points=12,
                              random_state=0, callback=[DeltaYStopper(1e-3, n_best=5), advance])
-    print(f"msucb_minimize: best {res.fun:.4f} after {len(res.func_vals)} evaluations")
+    print(f"auto_minimize: best {res.fun:.4f} after {len(res.func_vals)} evaluations")
 
     # 3. skopt's tools accept the result.
     x_min, f_min = skopt.utils.expected_minimum(result, n_random_starts=5, random_state=0)

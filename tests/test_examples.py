@@ -35,7 +35,7 @@ def test_optuna_quickstart(capsys: pytest.CaptureFixture[str]) -> None:
     load("optuna_quickstart").main(["--trials", str(trials), "--dim", "8"])
     out = capsys.readouterr().out
     ((best, trial, design_best),) = numbers(
-        r"CobBO: +best {n} at trial {n} \(best of its 20 initial-design trials {n}\)", out)
+        r"Auto: +best {n} at trial {n} \(best of its 20 initial-design trials {n}\)", out)
     ((random_best, n_random, f_min),) = numbers(
         r"RandomSampler: best {n} in {n} trials \(global minimum {n}\)", out)
     assert f_min == pytest.approx(HARTMANN6_MIN, abs=1e-4)
@@ -67,7 +67,7 @@ def test_skopt_loop(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(a >= b for a, b in zip(bests, bests[1:], strict=False))  # best so far
     ((final, n_final),) = numbers(r"ask/tell: best {n} at .* after {n} evaluations", out)
     assert final == bests[-1] and n_final == 16
-    ((res_best, n_res),) = numbers(r"msucb_minimize: best {n} after {n} evaluations", out)
+    ((res_best, n_res),) = numbers(r"auto_minimize: best {n} after {n} evaluations", out)
     assert 1 <= n_res <= 16
     assert min(bests + [res_best]) >= 0.0  # the objective's minimum is 0
 
