@@ -180,7 +180,8 @@ def branin_result():
 def test_plots_accept_our_results(branin_result):
     from skopt.plots import plot_convergence, plot_evaluations, plot_objective
 
-    (line,) = plot_convergence(branin_result).get_lines()  # the best value after each call
+    _, ax = matplotlib.pyplot.subplots()  # a fresh axes: plot_convergence draws on gca()
+    (line,) = plot_convergence(branin_result, ax=ax).get_lines()  # best value after each call
     np.testing.assert_allclose(line.get_ydata(), np.minimum.accumulate(branin_result.func_vals))
     assert len(plot_evaluations(branin_result).figure.axes) >= 16  # 4 x 4 grid
     axes = plot_objective(branin_result, n_points=8, n_samples=30)
