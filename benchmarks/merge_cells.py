@@ -1,11 +1,13 @@
 """Rebuild the current benchmark cells from the committed archives.
 
 ``benchmarks/results/cells-*.tar.gz`` hold every ``hdbo bench`` cell that BENCHMARKS.md
-uses, each archive holding the runs of one date. A later archive's cell replaces an earlier
-one of the same (suite, group, method, seed). This script extracts them in order and copies
-each cell into ``OUT/bench-<suite>/cells/...``, where ``hdbo report OUT/bench-<suite>`` reads
-them. Runs kept in the archives for the record but not in the tables (folders named
-``*-go*``, ``*-pair`` and ``replaced``) are skipped.
+uses, each archive holding runs of one date (ordered by the date in its name, then by the
+number after it; an archive without a number comes last on its date). A later archive's
+cell replaces an earlier one of the same (suite, group, method, seed). This script extracts
+them in order and copies each cell into ``OUT/bench-<suite>/cells/...``, beside the suite's
+definition, where ``hdbo report OUT/bench-<suite>`` reads them. Runs kept in the archives
+for the record but not in the tables (folders named ``*-go*``, ``*-pair`` and
+``replaced``) are skipped.
 
     python benchmarks/merge_cells.py hdbo_runs
 """
@@ -22,7 +24,8 @@ from pathlib import Path
 ARCHIVES = Path(__file__).with_name("results")
 SUITES = ("hd", "d100", "bbob", "scale")
 _SKIP = re.compile(r"(-go\b|-go-|-pair$|^replaced$)")
-_ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})-s(\d+)")
+_ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})(?:-s(\d+))?")
+SUITE_FILES = Path(__file__).resolve().parents[1] / "hdbo_cli" / "suites"
 
 
 def _suite_of(run_dir: str) -> str | None:
@@ -37,15 +40,21 @@ def _suite_of(run_dir: str) -> str | None:
 
 def archives() -> list[Path]:
     """The archives, oldest first."""
-    def key(p: Path) -> tuple[str, int]:
+    def key(p: Path) -> tuple[str, int, str]:
         m = _ORDER.search(p.name)
-        return (m.group(1), int(m.group(2))) if m else ("", 0)
+        if m is None:
+            return ("", 0, p.name)
+        return (m.group(1), int(m.group(2)) if m.group(2) else 10**6, p.name)
     return sorted(ARCHIVES.glob("cells-*.tar.gz"), key=key)
 
 
 def merge(out: Path) -> dict[str, int]:
-    """Copy every kept cell into ``out/bench-<suite>``; the number of cells per suite."""
+    """Copy every kept cell into ``out/bench-<suite>`` beside the committed suite definition
+    (``suite.toml``, which ``hdbo report`` reads); the number of cells per suite."""
     counts: dict[str, set[Path]] = {s: set() for s in SUITES}
+    for suite in SUITES:
+        (out / f"bench-{suite}").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(SUITE_FILES / f"{suite}.toml", out / f"bench-{suite}" / "suite.toml")
     for archive in archives():
         with tempfile.TemporaryDirectory() as tmp, tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")

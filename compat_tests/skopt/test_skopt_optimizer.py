@@ -19,16 +19,16 @@ from skopt.callbacks import DeadlineStopper, DeltaXStopper, DeltaYStopper
 from skopt.space import Categorical, Integer, Real, Space
 
 from hdbo_adapters import skopt as adapter
+from hdbo_engine.registry import entries
 
 # Exhausted finite spaces repeat points on purpose (skopt warns the same way);
 # skopt itself warns that [low, high] lists will become categorical.
 pytestmark = [pytest.mark.filterwarnings("ignore:The objective has been evaluated"),
               pytest.mark.filterwarnings("ignore:Dimension .* was inferred")]
 
-OPTIMIZERS = {"msucb": adapter.MSUCBOptimizer, "cobbo": adapter.CobBOOptimizer,
-              "goucb": adapter.GOUCBOptimizer, "bkb": adapter.BKBOptimizer}
-MINIMIZERS = {"msucb": adapter.msucb_minimize, "cobbo": adapter.cobbo_minimize,
-              "goucb": adapter.goucb_minimize, "bkb": adapter.bkb_minimize}
+# <Class>Optimizer and <name>_minimize per public algorithm, generated from the registry
+OPTIMIZERS = {e.name: getattr(adapter, f"{e.class_name}Optimizer") for e in entries(public=True)}
+MINIMIZERS = {e.name: getattr(adapter, f"{e.name}_minimize") for e in entries(public=True)}
 
 
 # ------------------------------------------------------------ Optimizer tests
