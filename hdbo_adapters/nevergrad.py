@@ -112,6 +112,7 @@ from nevergrad.parametrization import transforms as ng_transforms
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 from hdbo_engine.registry import Entry, entries
+from hdbo_engine.util import is_int
 
 __all__ = [  # and Parametrized<Class> per public registered algorithm (families)
     "HDBOOptimizer",
@@ -130,11 +131,10 @@ _RESERVED = ("parametrization", "budget", "num_workers", "algorithm", "space")
 
 def _check_adapter_args(seed: Any, n_init: Any, unbounded: Any, unbounded_scale: Any,
                         options: dict[str, Any]) -> None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+    if seed is not None and (not is_int(seed)
                              or seed < 0):
         raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
-    if n_init is not None and (isinstance(n_init, bool)
-                               or not isinstance(n_init, (int, np.integer)) or n_init < 1):
+    if n_init is not None and (not is_int(n_init) or n_init < 1):
         raise ValueError(f"n_init: expected an int >= 1 or None, got {n_init!r}")
     if unbounded not in UNBOUNDED_TRANSFORMS:
         raise ValueError(f"unbounded: expected one of {UNBOUNDED_TRANSFORMS}, got {unbounded!r}")

@@ -151,6 +151,7 @@ from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer, Proposal
 from hdbo_engine.registry import Entry, entries
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
+from hdbo_engine.util import is_int
 
 __all__ = [  # and a ``<Class>Sampler`` per public registered algorithm (named_samplers)
     "HDBOSampler", "named_samplers", "ATTR_PROPOSAL", "ATTR_ASKING", "TrialSeededRandomSampler",
@@ -310,12 +311,11 @@ class HDBOSampler(BaseSampler):
         if not isinstance(algorithm, str):
             raise TypeError(f"algorithm: expected a registered algorithm name (str), "
                             f"got {algorithm!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+        if seed is not None and (not is_int(seed)
                                  or seed < 0):
             raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
         if n_startup_trials is not None and (
-                isinstance(n_startup_trials, bool)
-                or not isinstance(n_startup_trials, (int, np.integer)) or n_startup_trials < 1):
+                not is_int(n_startup_trials) or n_startup_trials < 1):
             raise ValueError(f"n_startup_trials: expected an int >= 1 or None, "
                              f"got {n_startup_trials!r}")
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
@@ -590,7 +590,7 @@ class TrialSeededRandomSampler(BaseSampler):
     """
 
     def __init__(self, seed: int | None = None) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+        if seed is not None and (not is_int(seed)
                                  or seed < 0):
             raise ValueError(f"seed: expected a non-negative int or None, got {seed!r}")
         self._seed = _fresh_seed() if seed is None else int(seed)

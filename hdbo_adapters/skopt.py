@@ -82,7 +82,7 @@ from hdbo_engine.base import Proposal
 from hdbo_engine.gp import GP
 from hdbo_engine.registry import Entry, entries
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
-from hdbo_engine.util import impute_failures
+from hdbo_engine.util import impute_failures, is_int
 
 __all__ = [  # and <Class>Optimizer, <name>_minimize per public registered algorithm
     "HDBOOptimizer", "hdbo_minimize", "named_objects", "GPSurrogate", "engine_space",
@@ -286,16 +286,14 @@ class HDBOOptimizer:
                 algorithm_kwargs.get("preset", "practical"),
                 dim=engine_space(normalize_dimensions(dimensions)).n_columns,
                 budget=algorithm_kwargs.get("budget"))
-        if (isinstance(n_initial_points, bool)
-                or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):
+        if not is_int(n_initial_points) or n_initial_points < 0:
             raise ValueError(f"Expected `n_initial_points` >= 0, got {n_initial_points!r}")
         if model_queue_size is not None and (
-                isinstance(model_queue_size, bool)
-                or not isinstance(model_queue_size, (int, np.integer)) or model_queue_size < 1):
+                not is_int(model_queue_size) or model_queue_size < 1):
             raise TypeError(f"model_queue_size should be an int >= 1 or None, "
                             f"got {model_queue_size!r}")
         self.rng = check_random_state(random_state)
-        if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if is_int(random_state):
             seed = int(random_state)
         else:
             seed = int(self.rng.randint(0, np.iinfo(np.int32).max))
@@ -322,8 +320,7 @@ class HDBOOptimizer:
 
         Repeated calls without a tell return the same points (module docstring).
         """
-        if n_points is not None and (isinstance(n_points, bool)
-                                     or not isinstance(n_points, (int, np.integer))
+        if n_points is not None and (not is_int(n_points)
                                      or n_points < 1):
             raise ValueError("n_points should be int > 0, got " + str(n_points))
         if strategy not in _STRATEGIES:
@@ -526,7 +523,7 @@ def _minimize(
         y0 = list(y0)
     elif isinstance(y0, numbers.Number):
         y0 = [y0]
-    if isinstance(n_calls, bool) or not isinstance(n_calls, (int, np.integer)) or n_calls < 0:
+    if not is_int(n_calls) or n_calls < 0:
         raise ValueError(f"n_calls: expected an int >= 0, got {n_calls!r}")
     n_unevaluated = len(x0) if not y0 else 0
     if n_initial_points is None:
@@ -535,8 +532,7 @@ def _minimize(
             dim=engine_space(normalize_dimensions(dimensions)).n_columns,
             budget=algorithm_kwargs.get("budget", n_calls))
         n_initial_points = max(0, min(default, n_calls - n_unevaluated))
-    if (isinstance(n_initial_points, bool)
-            or not isinstance(n_initial_points, (int, np.integer)) or n_initial_points < 0):
+    if not is_int(n_initial_points) or n_initial_points < 0:
         raise ValueError(f"Expected `n_initial_points` >= 0, got {n_initial_points!r}")
     if n_initial_points <= 0 and not x0:
         raise ValueError("Either set `n_initial_points` > 0, or provide `x0`")

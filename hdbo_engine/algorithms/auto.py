@@ -48,6 +48,7 @@ from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
 from ..space import Space
+from ..util import is_int
 
 MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
 WINDOW = 10
@@ -93,7 +94,7 @@ class AutoOptions(Options):
             if "auto" in names or len(set(names)) != len(names):
                 raise ValueError(f"members: expected distinct algorithm names other than "
                                  f"'auto', got {members!r}")
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        if not is_int(window) or window < 1:
             raise ValueError(f"window: expected an int >= 1, got {window!r}")
 
 
