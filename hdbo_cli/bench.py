@@ -87,6 +87,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from hdbo_cli.problems import Problem, make_problem
+from hdbo_engine.loop import Step, drive
 
 SUITE_DIR = Path(__file__).with_name("suites")
 PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma",
@@ -468,7 +469,7 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
         return json.loads(json_path.read_text())
     problem = make_bench_problem(cell.problem, cell.dim, cell.seed)
     start = time.perf_counter()
-    ask, tell, recommend = make_runner(cell.method, cell.dim, cell.budget, cell.seed)
+    runner = make_runner(cell.method, cell.dim, cell.budget, cell.seed)
     setup_s = time.perf_counter() - start
     rows, opt_time, opt_cpu, status = [], 0.0, 0.0, "done"
     best = np.inf
@@ -476,32 +477,30 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     recommended: np.ndarray | None = None
     recommend_cpu = 0.0
     every = max(1, cell.budget // 20)
-    for i in range(cell.budget):
-        c0, t0 = time.process_time(), time.perf_counter()
-        x, token = ask()
-        t1, c1 = time.perf_counter(), time.process_time()
-        y = problem.evaluate_unit(x)
-        c2, t2 = time.process_time(), time.perf_counter()
-        tell(token, x, y)
-        t3, c3 = time.perf_counter(), time.process_time()
-        best = min(best, y)
-        rows.append(f"{i + 1},{y!r},{best!r},{t1 - t0:.6f},{t3 - t2:.6f},"
-                    f"{c1 - c0:.6f},{c3 - c2:.6f}")
-        opt_time += (t1 - t0) + (t3 - t2)
-        opt_cpu += (c1 - c0) + (c3 - c2)
+
+    def on_step(step: Step, recommend: Callable[[], np.ndarray | None] = runner.recommend
+                ) -> bool:
+        nonlocal best, opt_time, opt_cpu, recommended, recommend_cpu, status
+        best = min(best, step.y)
+        rows.append(f"{step.evaluation},{step.y!r},{best!r},{step.ask_s:.6f},{step.tell_s:.6f},"
+                    f"{step.ask_cpu_s:.6f},{step.tell_cpu_s:.6f}")
+        opt_time += step.ask_s + step.tell_s
+        opt_cpu += step.ask_cpu_s + step.tell_cpu_s
         stop = (cell.time_limit_s is not None and opt_cpu > cell.time_limit_s
-                and i + 1 < cell.budget)
+                and step.evaluation < cell.budget)
         if problem.evaluate_true_unit is not None and (
-                (i + 1) % every == 0 or stop or i + 1 == cell.budget):
+                step.evaluation % every == 0 or stop or step.evaluation == cell.budget):
             c0 = time.process_time()
             recommended = recommend()
             recommend_cpu += time.process_time() - c0
             if recommended is not None:
-                true_trace.append((i + 1, problem.evaluate_true_unit(recommended)))
+                true_trace.append((step.evaluation, problem.evaluate_true_unit(recommended)))
         if stop:
             status = "timeout"
-            break
-    del ask, tell, recommend  # Nevergrad's recast optimizers stop their thread when collected
+        return stop
+
+    drive(runner.ask, runner.tell, problem.evaluate_unit, cell.budget, on_step)
+    del runner, on_step  # Nevergrad's recast optimizers stop their thread when collected
     gc.collect()
     csv_path, json_path = cell.paths(out)
     csv_path.parent.mkdir(parents=True, exist_ok=True)

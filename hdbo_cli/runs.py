@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from hdbo_cli.problems import make_problem
+from hdbo_engine.loop import Step, drive
 
 from .bench import make_method
 
@@ -42,17 +43,17 @@ def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
     ask, tell = make_method(method, dim, budget, seed)
     values: list[float] = []
     ask_times: list[float] = []
+
+    def on_step(step: Step) -> bool:
+        ask_times.append(step.ask_s)
+        values.append(step.y)
+        bar.update(1)
+        bar.set_postfix(best=f"{min(values):.5g}")
+        return False
+
     start, cpu_start = time.perf_counter(), time.process_time()
     with threadpool_limits(1):  # after make_method: the method's BLAS libraries are loaded
-        for _ in range(budget):
-            t0 = time.perf_counter()
-            x, token = ask()
-            ask_times.append(time.perf_counter() - t0)
-            value = float(prob.evaluate_unit(x)[0])
-            tell(token, x, value)
-            values.append(value)
-            bar.update(1)
-            bar.set_postfix(best=f"{min(values):.5g}")
+        drive(ask, tell, lambda x: float(prob.evaluate_unit(x)[0]), budget, on_step)
     return {
         "algo": method, "problem": problem, "dim": dim, "budget": budget, "seed": seed,
         "values": values, "ask_times": ask_times, "f_min": prob.f_min,

@@ -6,7 +6,7 @@ Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
     space.py        Real / Integer / Categorical  <->  unit cube [0, 1]^D
     base.py         the ask/tell contract every algorithm implements
     design.py       the shared initial design; options.py the shared options
-    loop.py         minimize(): the sequential ask/evaluate/tell loop
+    loop.py         drive(), the one ask/evaluate/tell loop, and minimize() on it
     util.py         shared checks, history fingerprints, failure imputation
     registry.py     algorithm names -> classes, imported on first use
     gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py

@@ -1,4 +1,9 @@
-"""``minimize``: the sequential ask/evaluate/tell loop over any engine algorithm."""
+"""The one sequential ask/evaluate/tell loop (:func:`drive`), and ``minimize`` built on it.
+
+:func:`drive` times every ask and tell in wall and CPU seconds and hands each step to a
+callback, which may stop the run. ``minimize`` runs an engine algorithm with it; ``hdbo
+run`` and ``hdbo bench`` run every method, ours and the peers', through it.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,43 @@ from .base import Optimizer
 from .registry import get_algorithm
 from .space import Space
 from .util import is_int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One evaluation of :func:`drive`: its number (from 1), point, value and the wall and CPU
+    seconds of its ask and of its tell."""
+
+    evaluation: int
+    x: Any
+    y: float
+    ask_s: float
+    tell_s: float
+    ask_cpu_s: float
+    tell_cpu_s: float
+
+
+def drive(
+    ask: Callable[[], tuple[Any, Any]],
+    tell: Callable[[Any, Any, float], None],
+    evaluate: Callable[[Any], float],
+    budget: int,
+    on_step: Callable[[Step], bool | None],
+) -> int:
+    """Run ``budget`` evaluations: ``x, token = ask()``, ``y = evaluate(x)``,
+    ``tell(token, x, y)``, then ``on_step(step)``, which stops the run by returning True.
+    Returns the number of evaluations made. The objective is never inside the timings."""
+    for i in range(budget):
+        c0, t0 = time.process_time(), time.perf_counter()
+        x, token = ask()
+        t1, c1 = time.perf_counter(), time.process_time()
+        y = evaluate(x)
+        c2, t2 = time.process_time(), time.perf_counter()
+        tell(token, x, y)
+        t3, c3 = time.perf_counter(), time.process_time()
+        if on_step(Step(i + 1, x, y, t1 - t0, t3 - t2, c1 - c0, c3 - c2)):
+            return i + 1
+    return budget
 
 
 @dataclass
@@ -36,7 +78,7 @@ class OptimizeResult:
 def minimize(
     func: Callable[[list[Any]], float],
     space: Space | int,
-    algorithm: str | type[Optimizer] = "msucb",
+    algorithm: str | type[Optimizer] = "auto",
     budget: int = 100,
     seed: int | None = None,
     callback: Callable[[OptimizeResult], bool | None] | None = None,
@@ -59,18 +101,21 @@ def minimize(
     cls = get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
     opt = cls(space, seed=seed, budget=budget, **algorithm_kwargs)
     times: list[float] = []
+
+    def ask() -> tuple[np.ndarray, Any]:
+        (proposal,) = opt.ask()
+        return proposal.x, proposal
+
+    def on_step(step: Step) -> bool:
+        times.append(step.ask_s)
+        bar.update(1)
+        if opt.best is not None:
+            bar.set_postfix(best=f"{opt.best[1]:.6g}")
+        return callback is not None and bool(callback(_result(opt, times)))
+
     with tqdm(total=budget, disable=not progress, desc=cls.name) as bar:
-        for _ in range(budget):
-            t0 = time.perf_counter()
-            (proposal,) = opt.ask()
-            times.append(time.perf_counter() - t0)
-            values = opt.space.decode(proposal.x)[0]
-            opt.tell(proposal.x, float(func(values)))
-            bar.update(1)
-            if opt.best is not None:
-                bar.set_postfix(best=f"{opt.best[1]:.6g}")
-            if callback is not None and callback(_result(opt, times)):
-                break
+        drive(ask, lambda proposal, x, y: opt.tell(x, y),
+              lambda x: float(func(opt.space.decode(x)[0])), budget, on_step)
     return _result(opt, times)
 
 
