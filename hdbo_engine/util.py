@@ -1,4 +1,4 @@
-"""Shared argument checks, history fingerprints and failure imputation of the engine.
+"""Shared argument checks, history fingerprints, state records and failure imputation.
 
 Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and the adapters
 (one set of validators; ``docs/ARCHITECTURE.md``).
@@ -7,6 +7,7 @@ Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,19 @@ def history_fingerprint(settings: str, X: np.ndarray, y: np.ndarray) -> str:
     h.update(np.ascontiguousarray(X, dtype=float).tobytes())
     h.update(np.ascontiguousarray(y, dtype=float).tobytes())
     return h.hexdigest()[:20]
+
+
+def meta_records(metas: Iterable[Mapping[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The state records (dicts) an algorithm stored under ``key`` in proposal metas, in
+    order; anything else under that key (a user's value) is skipped. Algorithms record a
+    fit with its :func:`history_fingerprint` (``"fp"``) so that a rebuild reuses it only for
+    the very history it was made on."""
+    return [m[key] for m in metas if isinstance(m.get(key), dict)]
+
+
+def has_record(records: Iterable[Mapping[str, Any]], fp: str) -> bool:
+    """Whether one of ``records`` carries the fingerprint ``fp`` (already recorded)."""
+    return any(r.get("fp") == fp for r in records)
 
 
 def impute_failures(y: np.ndarray) -> np.ndarray:

@@ -70,7 +70,15 @@ from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
-from ..util import check_bool, check_int, history_fingerprint, impute_failures, is_int
+from ..util import (
+    check_bool,
+    check_int,
+    has_record,
+    history_fingerprint,
+    impute_failures,
+    is_int,
+    meta_records,
+)
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 
@@ -410,8 +418,7 @@ class BKB(Optimizer):
     def _restore(self, n0: int, metas: list[dict[str, Any]]) -> int:
         """Jump to the latest state in ``metas`` after ``n0`` evaluations that belongs to this
         history; returns the evaluations it covers (``n0`` when none does)."""
-        states = [m.get(_STATE_KEY) for m in metas]
-        usable = [st for st in states if isinstance(st, dict) and is_int(st.get("n"))
+        usable = [st for st in meta_records(metas, _STATE_KEY) if is_int(st.get("n"))
                   and n0 < st["n"] <= self.n_told]
         for st in sorted(usable, key=lambda st: -st["n"]):
             n = int(st["n"])
@@ -642,8 +649,8 @@ class BKB(Optimizer):
         sums = self._targets(sk)
         sigma2_sum = float(self._counts @ sk.sigma2_u)
         state = self.chain_state()
-        record = not any(isinstance(p.meta.get(_STATE_KEY), dict)
-                         and p.meta[_STATE_KEY].get("fp") == state["fp"] for p in self._pending)
+        record = not has_record(meta_records((p.meta for p in self._pending), _STATE_KEY),
+                                state["fp"])
         fantasies: list[tuple[np.ndarray, float]] = []
         for p in self._pending:
             fantasies.append(self._fantasy(sk, sums, fantasies, p.x))

@@ -68,7 +68,14 @@ from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion, perturbation_candidates
-from ..util import check_bool, check_int, history_fingerprint, impute_failures
+from ..util import (
+    check_bool,
+    check_int,
+    has_record,
+    history_fingerprint,
+    impute_failures,
+    meta_records,
+)
 
 __all__ = ["GOUCB", "GOUCBOptions", "default_model"]
 
@@ -597,9 +604,8 @@ class GOUCB(Optimizer):
         """``(w, loss)`` recorded under ``key`` in a told meta for the first ``n`` points of
         this very history (same fingerprint), or None."""
         fp = None
-        for meta in reversed(self.metas):
-            st = meta.get(key)
-            if not (isinstance(st, dict) and st.get("n") == n):
+        for st in reversed(meta_records(self.metas, key)):
+            if st.get("n") != n:
                 continue
             fp = fp or self._fingerprint(n)
             try:
@@ -626,14 +632,14 @@ class GOUCB(Optimizer):
     def _records(self) -> dict[str, dict[str, Any]]:
         """What this ask records in its first proposal's meta: the Phase I fit and the latest
         refit, each unless a told or pending meta already holds it (module docstring)."""
-        held = {(key, m[key].get("fp")) for m in [*self.metas, *(p.meta for p in self._pending)]
-                for key in (_PHASE1_KEY, _REFIT_KEY) if isinstance(m.get(key), dict)}
+        metas = [*self.metas, *(p.meta for p in self._pending)]
         out = {}
         p1, end = self._phase1, self._design_end()
-        if (_PHASE1_KEY, self._fingerprint(end)) not in held:
+        if not has_record(meta_records(metas, _PHASE1_KEY), self._fingerprint(end)):
             out[_PHASE1_KEY] = self._record(end, p1["w0"], p1["loss"])
         n = self._anchor.get("n")
-        if n is not None and (_REFIT_KEY, self._fingerprint(n)) not in held:
+        if n is not None and not has_record(meta_records(metas, _REFIT_KEY),
+                                            self._fingerprint(n)):
             out[_REFIT_KEY] = self._record(n, self._anchor["w0"])
         return out
 

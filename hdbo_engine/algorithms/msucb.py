@@ -62,7 +62,7 @@ from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion
-from ..util import check_bool, check_int, is_number
+from ..util import check_bool, check_int, has_record, is_number, meta_records
 
 _Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
 _MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)
@@ -243,13 +243,10 @@ class MSUCB(Optimizer):
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         if np.isfinite(self.y).sum() < 2:
             return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
-        states = [m[_CHAIN_KEY] for m in [*self.metas, *(p.meta for p in self._pending)]
-                  if _CHAIN_KEY in m]
+        states = meta_records([*self.metas, *(p.meta for p in self._pending)], _CHAIN_KEY)
         gp = self.chain.model(self.X, self.y, states=states)
         state = self.chain.state(self.X, self.y)
-        record = state is not None and not any(
-            isinstance(st, dict) and (st.get("n"), st.get("fp")) == (state["n"], state["fp"])
-            for st in states)
+        record = state is not None and not has_record(states, state["fp"])
         incumbent = gp.X[int(np.argmax(gp.z))]
         told_values = gp.y_mean + gp.y_std * gp.z
         fantasy = list(self.pending)
