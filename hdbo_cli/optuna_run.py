@@ -63,6 +63,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from hdbo_engine.util import is_int
+
 from .runs import write_run
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
@@ -191,7 +193,7 @@ def run_optuna(args: argparse.Namespace) -> int:
     prob = make_problem(args.problem, args.dim, args.seed)
     for name, low in (("budget", 1), ("workers", 1), ("heartbeat", 0)):
         value = getattr(args, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value) or value < low:
             raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

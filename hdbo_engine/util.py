@@ -23,6 +23,11 @@ def is_number(value: object) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
+def is_finite_number(value: object) -> bool:
+    """A finite Python or numpy real number, and not a bool (argument validation)."""
+    return is_number(value) and bool(np.isfinite(float(value)))  # type: ignore[arg-type]
+
+
 def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
     """``value`` as a float64 array, or TypeError/ValueError naming ``arg`` (validation).
 

@@ -74,6 +74,7 @@ from ..util import (
     has_record,
     history_fingerprint,
     impute_failures,
+    is_finite_number,
     meta_records,
 )
 
@@ -268,11 +269,6 @@ class _LowRankBall:
         return lambda V: V / math.sqrt(lam) + ((V @ basis) * shrink) @ basis.T
 
 
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
-        and math.isfinite(float(v))
-
-
 @dataclass(frozen=True)
 class GOUCBOptions(Options):
     """Options of :class:`GOUCB`; field defaults are the practical preset (paper preset in
@@ -336,24 +332,24 @@ class GOUCBOptions(Options):
         if self.model_factory is not None and not callable(self.model_factory):
             raise TypeError(f"model_factory: expected a callable D -> torch.nn.Module, "
                             f"got {self.model_factory!r}")
-        if self.lam is not None and not (_is_real(self.lam) and self.lam > 0):
+        if self.lam is not None and not (is_finite_number(self.lam) and self.lam > 0):
             raise ValueError(f"lam: expected a positive number or None, got {self.lam!r}")
         beta = self.beta
         if isinstance(beta, str):
             if beta not in ("practical", "paper"):
                 raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
                                  f"got {beta!r}")
-        elif not (_is_real(beta) and beta > 0):
+        elif not (is_finite_number(beta) and beta > 0):
             raise ValueError(f"beta: expected 'practical', 'paper' or a positive number, "
                              f"got {beta!r}")
-        if not (_is_real(self.beta_scale) and self.beta_scale > 0):
+        if not (is_finite_number(self.beta_scale) and self.beta_scale > 0):
             raise ValueError(f"beta_scale: expected a positive number, "
                              f"got {self.beta_scale!r}")
         check_bool("trust_region", self.trust_region)
         if self.acquisition not in _ACQUISITIONS:
             raise ValueError(f"acquisition: expected one of {_ACQUISITIONS}, "
                              f"got {self.acquisition!r}")
-        if not (_is_real(self.joint_lr) and self.joint_lr > 0):
+        if not (is_finite_number(self.joint_lr) and self.joint_lr > 0):
             raise ValueError(f"joint_lr: expected a positive number, got {self.joint_lr!r}")
 
 
