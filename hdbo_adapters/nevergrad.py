@@ -111,7 +111,7 @@ from nevergrad.parametrization import transforms as ng_transforms
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
-from hdbo_engine.registry import Entry, entries
+from hdbo_engine.registry import Entry, generate
 from hdbo_engine.util import is_int
 
 __all__ = [  # and Parametrized<Class> per public registered algorithm (families)
@@ -382,13 +382,7 @@ _FAMILIES: dict[tuple[str, str], type[_FixedAlgorithmFamily]] = {}
 def families() -> dict[str, type[_FixedAlgorithmFamily]]:
     """Nevergrad registry name -> family, one per public registered algorithm (``HDBO`` is
     Auto, ``MSUCB``, ``CobBO``, ``GOUCB``, ``BKB``, ...)."""
-    out = {}
-    for entry in entries(public=True):
-        key = (entry.class_name, entry.name)
-        if key not in _FAMILIES:
-            _FAMILIES[key] = _family(entry)
-        out[entry.nevergrad_name] = _FAMILIES[key]
-    return out
+    return generate(_FAMILIES, lambda e: e.nevergrad_name, _family)
 
 
 def register() -> dict[str, ParametrizedHDBO]:

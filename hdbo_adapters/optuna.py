@@ -149,7 +149,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer, Proposal
-from hdbo_engine.registry import Entry, entries
+from hdbo_engine.registry import Entry, generate
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 from hdbo_engine.util import is_int
 
@@ -643,18 +643,12 @@ def _named_sampler(entry: Entry) -> type[HDBOSampler]:
                    "``algorithm_kwargs``."})
 
 
-_GENERATED: dict[str, type[HDBOSampler]] = {}
+_GENERATED: dict[tuple[str, str], type[HDBOSampler]] = {}
 
 
 def named_samplers() -> dict[str, type[HDBOSampler]]:
     """``<Class>Sampler`` for every public registered algorithm (``AutoSampler``, ...)."""
-    for entry in entries(public=True):
-        name = f"{entry.class_name}Sampler"
-        cls = _GENERATED.get(name)
-        if cls is None or cls.algorithm_name != entry.name:
-            _GENERATED[name] = _named_sampler(entry)
-    return {f"{e.class_name}Sampler": _GENERATED[f"{e.class_name}Sampler"]
-            for e in entries(public=True)}
+    return generate(_GENERATED, lambda e: f"{e.class_name}Sampler", _named_sampler)
 
 
 def __getattr__(name: str) -> Any:

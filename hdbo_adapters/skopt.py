@@ -80,7 +80,7 @@ from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 from hdbo_engine.base import Proposal
 from hdbo_engine.gp import GP
-from hdbo_engine.registry import Entry, entries
+from hdbo_engine.registry import Entry, generate
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 from hdbo_engine.util import impute_failures, is_int
 
@@ -645,20 +645,13 @@ def _named_minimize(entry: Entry) -> Callable[..., OptimizeResult]:
     return named_minimize
 
 
-_GENERATED: dict[str, Any] = {}
+_GENERATED: dict[tuple[str, str], Any] = {}
 
 
 def named_objects() -> dict[str, Any]:
     """``<Class>Optimizer`` and ``<name>_minimize`` for every public registered algorithm."""
-    out: dict[str, Any] = {}
-    for entry in entries(public=True):
-        for name, make in ((f"{entry.class_name}Optimizer", _named_optimizer),
-                           (f"{entry.name}_minimize", _named_minimize)):
-            key = (name, entry.name)
-            if key not in _GENERATED:
-                _GENERATED[key] = make(entry)
-            out[name] = _GENERATED[key]
-    return out
+    return {**generate(_GENERATED, lambda e: f"{e.class_name}Optimizer", _named_optimizer),
+            **generate(_GENERATED, lambda e: f"{e.name}_minimize", _named_minimize)}
 
 
 def __getattr__(name: str) -> Any:

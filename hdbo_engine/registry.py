@@ -14,9 +14,10 @@ algorithm here is all it takes (``docs/ARCHITECTURE.md``, "The registry").
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .base import Optimizer
@@ -96,6 +97,23 @@ register("random", "baselines:RandomSearch", public=False)
 def entries(public: bool | None = None) -> list[Entry]:
     """Registered entries in registration order (only the public ones, or only the others)."""
     return [e for e in _ENTRIES.values() if public is None or e.public == public]
+
+
+T = TypeVar("T")
+
+
+def generate(cache: dict[tuple[str, str], Any], name_of: Callable[[Entry], str],
+             make: Callable[[Entry], T]) -> dict[str, T]:
+    """``{name_of(entry): make(entry)}`` for every public entry: the adapters' per-algorithm
+    classes and functions. Each is made once per (name, algorithm) and kept in ``cache``, so
+    it keeps its identity (pickling, ``isinstance``) across calls."""
+    out: dict[str, T] = {}
+    for entry in entries(public=True):
+        key = (name_of(entry), entry.name)
+        if key not in cache:
+            cache[key] = make(entry)
+        out[key[0]] = cache[key]
+    return out
 
 
 def class_names() -> dict[str, str]:
