@@ -148,15 +148,12 @@ class Auto(Optimizer):
         outcomes: dict[str, list[bool]] = {n: [] for n in self.members}
         best = np.inf
         for y, meta in zip(self._y, self._metas, strict=True):
-            who = meta.get(_KEY)
-            if who in outcomes and np.isfinite(y):
-                outcomes[who].append(bool(y < best))
-            elif who in outcomes:
-                outcomes[who].append(False)
+            if meta.get(_KEY) in outcomes:
+                outcomes[meta[_KEY]].append(bool(y < best))  # NaN and +inf never succeed
             if np.isfinite(y):
                 best = min(best, float(y))
-        return {n: (sum(o[-self.window:]), len(o[-self.window:]) - sum(o[-self.window:]))
-                for n, o in outcomes.items()}
+        recent = {n: o[-self.window:] for n, o in outcomes.items()}
+        return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
 
     def _choose(self, rng: np.random.Generator) -> str:
         records = self.records()
