@@ -41,9 +41,8 @@ from .bench import suite_names
 from .runs import plot_comparison, run_method, write_run
 
 DEMO_PROBLEM, DEMO_DIM = "hartmann6", 50
-# Auto, the peer users reach for first (TPE), the strongest peer on this problem (GPSampler:
-# median -3.178 over seeds 0-4 against Nevergrad CMA's -3.173, CmaEs' -2.958, NGOpt's -2.895)
-# and random search.
+# Auto, the peer users reach for first (TPE), the strongest peer on this problem (GPSampler,
+# by `hdbo bench --suite demo --seeds 5`: BENCHMARKS.md, suite `demo`) and random search.
 DEMO_METHODS = ("auto", "optuna-tpe", "optuna-gp", "random")
 
 
