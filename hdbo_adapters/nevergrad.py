@@ -174,8 +174,8 @@ class HDBOOptimizer(ng_base.Optimizer):
     Parameters
     ----------
     parametrization, budget, num_workers: as for every Nevergrad optimizer.
-    algorithm: engine algorithm name (``hdbo_engine.algorithms``: msucb, cobbo,
-        goucb, bkb, gpucb, random) ["msucb"].
+    algorithm: engine algorithm name (``hdbo_engine.available()``: auto, msucb,
+        cobbo, goucb, bkb, gpucb, random) ["auto"].
     seed: engine seed; None draws it from the parametrization's random state
         at first use [None].
     n_init: initial uniform design; None = the algorithm's default [None].
@@ -193,7 +193,7 @@ class HDBOOptimizer(ng_base.Optimizer):
         budget: int | None = None,
         num_workers: int = 1,
         *,
-        algorithm: str = "msucb",
+        algorithm: str = "auto",
         seed: int | None = None,
         n_init: int | None = None,
         unbounded: str = "gaussian",
@@ -327,7 +327,7 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
 
     algorithm: ClassVar[str | None] = None
 
-    def __init__(self, algorithm: str = "msucb", *, seed: int | None = None,
+    def __init__(self, algorithm: str = "auto", *, seed: int | None = None,
                  n_init: int | None = None, unbounded: str = "gaussian",
                  unbounded_scale: float | str = "auto", **options: Any) -> None:
         self._setup({"algorithm": algorithm}, seed, n_init, unbounded, unbounded_scale, options)
@@ -342,7 +342,7 @@ class ParametrizedHDBO(ng_base.ConfiguredOptimizer):
         self._as_config = False
         self._config = {**fixed, "seed": seed, "n_init": n_init, "unbounded": unbounded,
                         "unbounded_scale": unbounded_scale, **options}
-        defaults = {"algorithm": "msucb", "seed": None, "n_init": None, "unbounded": "gaussian",
+        defaults = {"algorithm": "auto", "seed": None, "n_init": None, "unbounded": "gaussian",
                     "unbounded_scale": "auto"}
         shown = {k: v for k, v in self._config.items() if k not in defaults or v != defaults[k]}
         params = ", ".join(f"{k}={v!r}" for k, v in sorted(shown.items()))

@@ -242,8 +242,8 @@ class HDBOOptimizer:
     dimensions: as for ``skopt.Optimizer``: ``(low, high)`` or
         ``(low, high, prior)`` tuples, lists of categories, skopt
         ``Real``/``Integer``/``Categorical`` objects, or a skopt ``Space``.
-    algorithm: engine algorithm name ("msucb", "cobbo", "goucb", "bkb",
-        "gpucb", "random") ["msucb"].
+    algorithm: engine algorithm name ("auto", "msucb", "cobbo", "goucb", "bkb",
+        "gpucb", "random") ["auto"].
     n_initial_points: told points before the algorithm's model takes over
         [None: the algorithm's design size for this space and ``budget``,
         ``preset_n_init``].
@@ -263,7 +263,7 @@ class HDBOOptimizer:
     def __init__(
         self,
         dimensions: Any,
-        algorithm: str = "msucb",
+        algorithm: str = "auto",
         n_initial_points: int | None = None,
         random_state: int | np.random.RandomState | None = None,
         model_queue_size: int | None = None,
@@ -574,7 +574,7 @@ def _minimize(
 def hdbo_minimize(
     func: Callable[[list[Any]], Any],
     dimensions: Any,
-    algorithm: str = "msucb",
+    algorithm: str = "auto",
     n_calls: int = 100,
     n_initial_points: int | None = None,
     x0: Any = None,
