@@ -30,6 +30,24 @@ Contract (docs/ARCHITECTURE.md, "Conventions")
 * **Validation** happens before any state changes, so a bad call never
   corrupts the history.
 
+Constraints
+-----------
+``tell(x, y, meta, constraints=c)`` records constraint values next to the objective values:
+``c`` of shape (m,) for one point or (n, m) for n points, real numbers; a point is feasible
+iff every ``c_j <= 0``, and NaN (a failed evaluation of a constraint) counts as violated
+(:mod:`hdbo_engine.constraints`). The first tell with constraints fixes m; a later width is a
+``ValueError`` naming ``constraints``. Constraints are given with every finite value or with
+none: a finite value told without them once they are in use, or constraints first given
+after finite values were told without them, is a ``ValueError`` naming ``constraints``
+(rebuild with :meth:`Optimizer.from_history` and the full constraints instead). A failed
+value (NaN or +inf) may come without constraints; they are then recorded as NaN.
+:attr:`Optimizer.best` and :meth:`Optimizer.recommend` are the best feasible point, or the
+least violating one before any is feasible (SCBO's rule); every algorithm's surrogate and
+trust region see the merit value of :func:`hdbo_engine.constraints.merit_values`
+(:attr:`Optimizer.merit`), and every model-based proposal passes
+:func:`hdbo_engine.constraints.steer`. Without constraints nothing of this applies and every
+algorithm behaves exactly as it does unconstrained.
+
 Initial design
 --------------
 The first ``n_init`` points (counting finite told values and pending points) are the
@@ -82,6 +100,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .constraints import best_index, check_constraints, feasible_mask, merit_values, steer
 from .design import DEFAULT_HORIZON, InitialDesign, design_size
 from .options import Options
 from .space import Space
@@ -168,6 +187,8 @@ class Optimizer(InitialDesign, ABC):
                             else bool(opts.line_search))
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)
+        self._merit = self._y
+        self._c: np.ndarray | None = None
         self._metas: list[dict[str, Any]] = []
         self._pending: list[Proposal] = []
         self.trust_region: TrustRegion | None = None
@@ -211,6 +232,24 @@ class Optimizer(InitialDesign, ABC):
         return self._y
 
     @property
+    def merit(self) -> np.ndarray:
+        """Values the surrogates and trust regions see (n,): the told values without
+        constraints, else :func:`~hdbo_engine.constraints.merit_values`."""
+        return self._merit
+
+    @property
+    def constraints(self) -> np.ndarray | None:
+        """Told constraint values (n, m), or None when no constraints were told."""
+        return self._c
+
+    @property
+    def feasible(self) -> np.ndarray:
+        """Which told points are feasible (n,) bool; all of them without constraints."""
+        if self._c is None:
+            return np.ones(self.n_told, dtype=bool)
+        return feasible_mask(self._c)
+
+    @property
     def metas(self) -> list[dict[str, Any]]:
         """Metadata of the told points."""
         return self._metas
@@ -228,12 +267,11 @@ class Optimizer(InitialDesign, ABC):
 
     @property
     def best(self) -> tuple[np.ndarray, float] | None:
-        """``(x, y)`` of the lowest finite told value, or None."""
-        ok = np.isfinite(self._y)
-        if not ok.any():
-            return None
-        i = int(np.argmin(np.where(ok, self._y, np.inf)))
-        return self._X[i].copy(), float(self._y[i])
+        """``(x, y)`` of the lowest finite told value, or None; with constraints, of the
+        lowest finite value among feasible points, or before any feasible point of the
+        least total violation (module docstring, "Constraints")."""
+        i = best_index(self._y, self._c)
+        return None if i is None else (self._X[i].copy(), float(self._y[i]))
 
     def recommend(self) -> np.ndarray | None:
         """The told point this optimizer recommends as its answer (unit cube), or None
@@ -243,10 +281,11 @@ class Optimizer(InitialDesign, ABC):
         return None if best is None else best[0]
 
     def model_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """Told points and values for the surrogate, failures imputed (module docstring)."""
-        if not np.isfinite(self._y).any():
+        """Told points and merit values for the surrogate, failures imputed (module
+        docstring)."""
+        if not np.isfinite(self._merit).any():
             return np.empty((0, self.dim)), np.empty(0)
-        return self._X, impute_failures(self._y)
+        return self._X, impute_failures(self._merit)
 
     # ---------------------------------------------------------------- ask/tell
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
@@ -271,7 +310,10 @@ class Optimizer(InitialDesign, ABC):
             n_model -= 1
         if n_model:
             k = min(n_model, self.batch_model_limit)
-            for x, meta in self._propose(k, rng):
+            proposals = self._propose(k, rng)
+            if self._c is not None and self.best is not None:
+                proposals = steer(self._X, self._c, self.best[0], proposals, rng)
+            for x, meta in proposals:
                 out.append(self._accept(x, meta, rng))
             centres = np.array([p.x for p in out[-k:]])
             lo, hi = self._fill_region()
@@ -391,8 +433,11 @@ class Optimizer(InitialDesign, ABC):
         x: Any,
         y: Any,
         meta: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
+        *,
+        constraints: Any = None,
     ) -> None:
-        """Record evaluations: ``x`` (D,) with scalar ``y``, or (n, D) with ``y`` (n,)."""
+        """Record evaluations: ``x`` (D,) with scalar ``y``, or (n, D) with ``y`` (n,), and
+        optionally their ``constraints`` (m,) or (n, m) (module docstring, "Constraints")."""
         X = self._check_points(x, "x")
         Y = np.atleast_1d(as_float_array(y, "y", "a number or a sequence of numbers"))
         if Y.ndim != 1 or len(Y) != len(X):
@@ -413,6 +458,7 @@ class Optimizer(InitialDesign, ABC):
         for m in metas:
             if m is not None and not isinstance(m, dict):
                 raise TypeError(f"meta: expected a dict or None per point, got {m!r}")
+        C = self._told_constraints(constraints, Y)
         resolved = []
         for row, m in zip(X, metas, strict=True):
             hit = next((k for k, p in enumerate(self._pending)
@@ -423,10 +469,41 @@ class Optimizer(InitialDesign, ABC):
             resolved.append(dict(m or {}))
         self._X = np.vstack([self._X, X])
         self._y = np.concatenate([self._y, Y])
+        if C is None:
+            self._merit = self._y
+            merit = Y
+        else:
+            self._c = C
+            self._merit = merit_values(self._y, C)
+            merit = self._merit[-len(Y):]
         self._metas.extend(resolved)
         if self.trust_region is not None:
-            self.trust_region.observe(Y, resolved)
-        self._on_tell(X, Y, resolved)
+            self.trust_region.observe(merit, resolved)
+        self._on_tell(X, merit, resolved)
+
+    def _told_constraints(self, constraints: Any, Y: np.ndarray) -> np.ndarray | None:
+        """All told constraints after a tell of values ``Y`` with ``constraints``, or None
+        while none are in use; ValueError naming ``constraints`` for a breach of the module
+        docstring's rules ("Constraints"). Changes no state."""
+        finite = np.isfinite(Y)
+        if constraints is None:
+            if self._c is None:
+                return None
+            if finite.any():
+                raise ValueError("constraints: expected constraint values for every point "
+                                 "with a finite value once constraints were told (NaN "
+                                 "values for a constraint that could not be evaluated)")
+            return np.vstack([self._c, np.full((len(Y), self._c.shape[1]), np.nan)])
+        width = None if self._c is None else self._c.shape[1]
+        C = check_constraints(constraints, len(Y), width)
+        if self._c is not None:
+            return np.vstack([self._c, C])
+        if np.isfinite(self._y).any():
+            raise ValueError("constraints: finite values were told without constraints "
+                             "before; give constraints from the first evaluated point on "
+                             "(Optimizer.from_history(..., constraints=...) rebuilds with "
+                             "them)")
+        return np.vstack([np.full((self.n_told, C.shape[1]), np.nan), C])
 
     @classmethod
     def from_history(
@@ -435,12 +512,14 @@ class Optimizer(InitialDesign, ABC):
         X: Any,
         y: Any,
         metas: Sequence[dict[str, Any] | None] | None = None,
+        constraints: Any = None,
         **kwargs: Any,
     ) -> Optimizer:
-        """Rebuild an optimizer from its told history (same kwargs and seed as the original)."""
+        """Rebuild an optimizer from its told history (same kwargs and seed as the original),
+        with the told ``constraints`` (n, m) when there were any."""
         opt = cls(space, **kwargs)
         if len(np.atleast_1d(y)):
-            opt.tell(X, y, metas)
+            opt.tell(X, y, metas, constraints=constraints)
         return opt
 
     # ------------------------------------------------------- algorithm hooks

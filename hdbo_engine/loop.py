@@ -8,7 +8,7 @@ run`` and ``hdbo bench`` run every method, ours and the peers', through it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +59,9 @@ def drive(
 
 @dataclass
 class OptimizeResult:
-    """Outcome of :func:`minimize` (field names follow scikit-optimize)."""
+    """Outcome of :func:`minimize` (field names follow scikit-optimize); ``constraints`` holds
+    the constraint values (n, m) of every evaluation when :func:`minimize` had constraints,
+    and ``x``/``fun`` are then the best feasible point (:attr:`Optimizer.best`'s rule)."""
 
     x: list[Any]
     fun: float
@@ -69,6 +71,7 @@ class OptimizeResult:
     ask_times: np.ndarray
     algorithm: str
     space: Space
+    constraints: np.ndarray | None = None
 
     @property
     def n_evals(self) -> int:
@@ -83,6 +86,7 @@ def minimize(
     seed: int | None = None,
     callback: Callable[[OptimizeResult], bool | None] | None = None,
     progress: bool = True,
+    constraints: Callable[[list[Any]], Sequence[float]] | None = None,
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """Minimise ``func`` over ``space`` with ``budget`` sequential evaluations.
@@ -93,14 +97,28 @@ def minimize(
     subclass; extra keyword arguments go to its constructor. ``callback``
     is called with the result so far after each evaluation and stops the run
     by returning True. ``progress`` shows a progress bar with the best value.
+
+    ``constraints`` (optional) receives the same list of values and returns a sequence of
+    floats, feasible iff every one is ``<= 0`` (NaN counts as violated); they are told with
+    each value (:mod:`hdbo_engine.base`, "Constraints"), and the result's ``x`` and ``fun``
+    are then the best feasible point, or before any the least violating one.
     """
     from tqdm.auto import tqdm
 
     if not is_int(budget) or budget < 1:
         raise ValueError(f"budget: expected a positive int, got {budget!r}")
+    if constraints is not None and not callable(constraints):
+        raise TypeError(f"constraints: expected a callable or None, got {constraints!r:.80}")
     cls = get_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
     opt = cls(space, seed=seed, budget=budget, **algorithm_kwargs)
     times: list[float] = []
+    told: dict[str, Any] = {}
+
+    def evaluate(x: np.ndarray) -> float:
+        values = opt.space.decode(x)[0]
+        if constraints is not None:
+            told["constraints"] = constraints(values)
+        return float(func(values))
 
     def ask() -> tuple[np.ndarray, Any]:
         (proposal,) = opt.ask()
@@ -114,8 +132,8 @@ def minimize(
         return callback is not None and bool(callback(_result(opt, times)))
 
     with tqdm(total=budget, disable=not progress, desc=cls.name) as bar:
-        drive(ask, lambda proposal, x, y: opt.tell(x, y),
-              lambda x: float(func(opt.space.decode(x)[0])), budget, on_step)
+        drive(ask, lambda proposal, x, y: opt.tell(x, y, constraints=told.get("constraints")),
+              evaluate, budget, on_step)
     return _result(opt, times)
 
 
@@ -131,4 +149,5 @@ def _result(opt: Optimizer, times: list[float]) -> OptimizeResult:
         ask_times=np.array(times),
         algorithm=opt.name,
         space=opt.space,
+        constraints=None if opt.constraints is None else opt.constraints.copy(),
     )

@@ -15,20 +15,23 @@ Rules
 * **Members** [``("goucb", "msucb", "bkb", "cobbo")``; GO-UCB is left out where torch is
   missing]: practical presets. A member is told the history lazily, when it is next chosen:
   its own proposals with their metas, the design's points with theirs, the other members'
-  points as points told without an ask (empty meta). Its pending points are Auto's.
+  points as points told without an ask (empty meta), each with its constraints when there
+  are any. Its pending points are Auto's.
 * **Choice** (each model ask): a member's record is its last ``window`` [10] told model
   proposals, each a success when its value is below every finite value told before it.
-  Auto draws ``s_k ~ Beta(1 + successes_k, 1 + failures_k)`` for each member from the ask's
-  generator and asks the member with the largest draw (Thompson sampling for Bernoulli
-  bandits; Thompson, Biometrika 1933; the sliding window follows Garivier & Moulines,
-  ALT 2011, for rewards that drift as the search narrows).
+  With constraints, a success is a feasible value below every finite feasible value told
+  before it. Auto draws ``s_k ~ Beta(1 + successes_k, 1 + failures_k)`` for each member
+  from the ask's generator and asks the member with the largest draw (Thompson sampling for
+  Bernoulli bandits; Thompson, Biometrika 1933; the sliding window follows Garivier &
+  Moulines, ALT 2011, for rewards that drift as the search narrows).
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
   the member's own meta; design points carry the base design's metas.
 * **Recommendation** (:meth:`Auto.recommend`): with ``noisy`` True, or None [default] and a
   GP fitted to the told values (the :data:`RECOMMEND_MAX` [400] nearest the best point)
   estimating a noise standard deviation of at least 20% of the values' (noise variance
   >= :data:`NOISY_VAR` = 0.04 on the standardised scale), the told point of lowest posterior
-  mean, as BoTorch advises for noisy objectives; otherwise the best told point.
+  mean, as BoTorch advises for noisy objectives; otherwise the best told point. With
+  constraints, both choose among feasible points only (:attr:`Optimizer.best`'s rule).
 
 Proposals are a pure function of the constructor arguments, the told history with metas and
 the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
@@ -129,7 +132,7 @@ class Auto(Optimizer):
         best = self.best
         if best is None or self.noisy is False:
             return None if best is None else best[0]
-        ok = np.isfinite(self._y)
+        ok = np.isfinite(self._y) & self.feasible
         X, y = self._X[ok], self._y[ok]
         if len(y) < RECOMMEND_MIN:
             return best[0]
@@ -144,13 +147,14 @@ class Auto(Optimizer):
 
     # ---------------------------------------------------------------- choice
     def records(self) -> dict[str, tuple[int, int]]:
-        """``(successes, failures)`` among each member's last ``window`` told proposals."""
+        """``(successes, failures)`` among each member's last ``window`` told proposals
+        (a success: a feasible value below every finite feasible value before it)."""
         outcomes: dict[str, list[bool]] = {n: [] for n in self.members}
         best = np.inf
-        for y, meta in zip(self._y, self._metas, strict=True):
+        for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
             if meta.get(_KEY) in outcomes:
-                outcomes[meta[_KEY]].append(bool(y < best))  # NaN and +inf never succeed
-            if np.isfinite(y):
+                outcomes[meta[_KEY]].append(bool(ok and y < best))  # NaN, +inf never succeed
+            if ok and np.isfinite(y):
                 best = min(best, float(y))
         recent = {n: o[-self.window:] for n, o in outcomes.items()}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
@@ -167,7 +171,8 @@ class Auto(Optimizer):
         start = member.n_told
         if start < self.n_told:
             metas = [m if m.get(_KEY, name) == name else {} for m in self._metas[start:]]
-            member.tell(self._X[start:], self._y[start:], metas)
+            C = None if self._c is None else self._c[start:]
+            member.tell(self._X[start:], self._y[start:], metas, constraints=C)
         member.clear_pending()
         for p in self._pending:
             member.add_pending(p.x, p.meta if p.meta.get(_KEY, name) == name else {})

@@ -321,7 +321,7 @@ class CobBO(Optimizer):
 
         Failures imputed (``util.impute_failures``), escaped pivots penalised.
         """
-        y = impute_failures(self.y[:n])
+        y = impute_failures(self.merit[:n])
         for i, v in self.penalised.items():
             if i < len(y):
                 y[i] = max(y[i], v)
@@ -362,7 +362,7 @@ class CobBO(Optimizer):
         if self.pivot is not None:
             self.penalised[self.pivot] = max(med, self.penalised.get(self.pivot, -np.inf))
             y[self.pivot] = max(y[self.pivot], med)
-        good = np.flatnonzero((y < med) & np.isfinite(self.y[:n]))
+        good = np.flatnonzero((y < med) & np.isfinite(self.merit[:n]))
         good = good[good != self.pivot]
         self.q = 0
         if good.size:
@@ -371,13 +371,13 @@ class CobBO(Optimizer):
             pick = rng.choice(good, size=min(self.escape_candidates, good.size), replace=False)
             ref = self.X[self.pivot] if self.pivot is not None else self.X[pick[0]]
             j = int(pick[np.argmax(np.linalg.norm(self.X[pick] - ref, axis=1))])
-            self.pivot, self.M = j, float(self.y[j])
+            self.pivot, self.M = j, float(self.merit[j])
             self.n_escapes += 1
         self._new_round()
 
     # ------------------------------------------------------------- proposal
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        if self.pivot is None or np.isfinite(self.y).sum() < 2:
+        if self.pivot is None or np.isfinite(self.merit).sum() < 2:
             return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
         C = self.block
         V = self.X[self.pivot]

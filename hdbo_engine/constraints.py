@@ -1,0 +1,186 @@
+"""Black-box inequality constraints: feasibility, the incumbent, the merit value and the
+proposal step every algorithm shares.
+
+Convention (Optuna's): an evaluation returns constraint values ``c_1 .. c_m`` next to its
+objective value; it is feasible iff every ``c_j <= 0``. A NaN constraint value (a failed
+evaluation of that constraint) counts as violated. The total violation of a point is
+``v = sum_j max(c_j, 0)`` (infinite when a value is NaN or +inf).
+
+The rules, after SCBO (Eriksson & Poloczek, "Scalable Constrained Bayesian Optimization",
+AISTATS 2021, arXiv:2002.08526, Sec. 3):
+
+* **Incumbent** (:func:`best_index`): the lowest finite value among feasible points; before
+  any feasible point, the point of least total violation (ties: the lower value).
+* **Merit value** (:func:`merit_values`), what the algorithms' surrogates and trust regions
+  see instead of the told value: a feasible point keeps its value; an infeasible point ``i``
+  with a finite value gets ``U_i + R_i * min(v_i / V_i, 1)``, where ``U_i`` and ``R_i > 0``
+  are the largest value and the range of the finite values told up to ``i`` (``R_i = 1`` when
+  they are all equal) and ``V_i`` the largest finite violation told up to ``i`` (a NaN or
+  infinite violation gives 1). So infeasible points rank worse than every point told before
+  them and among themselves by violation, as SCBO ranks them, and the merit of a point
+  depends only on the points told up to it, which keeps a rebuilt optimizer exact
+  (:meth:`hdbo_engine.base.Optimizer.from_history`). Failed objective values stay failures.
+  Departure from SCBO: one merit value for one surrogate, so every algorithm's own model
+  and trust region move towards the feasible incumbent; SCBO ranks by (feasible, value,
+  violation) only to centre its trust region.
+* **Proposal step** (:func:`steer`), applied by :meth:`hdbo_engine.base.Optimizer.ask` to
+  every model-based proposal of every algorithm once constraints were told: one exact GP per
+  constraint (:class:`hdbo_engine.gp.GP`, on the :data:`MAX_POINTS` [300] told points nearest
+  the incumbent, constraints never violated among them left out) gives the probability of
+  feasibility ``PoF(x) = prod_j Phi(-mu_j(x) / sigma_j(x))`` (independent constraints, as in
+  Gardner et al., ICML 2014, and Optuna's GPSampler). A proposal with ``PoF >= 1/2`` is
+  kept; otherwise, among :data:`N_CANDIDATES` [256] candidates (the segment from the
+  proposal to the incumbent, and Gaussian steps around the proposal of standard deviation
+  half its largest coordinate distance to the incumbent, at least 0.025), the nearest one to
+  the proposal with ``PoF >= 1/2`` is proposed, else the one of largest ``PoF`` (SCBO's
+  "least violating" fallback). Departure from SCBO: the candidate is chosen by distance to
+  the algorithm's own proposal rather than by a Thompson sample of one objective model, so
+  each algorithm keeps its own acquisition rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import log_ndtr
+
+from .gp import GP
+from .util import as_float_array
+
+__all__ = ["feasible_mask", "violation", "best_index", "merit_values", "check_constraints",
+           "steer"]
+
+MAX_POINTS = 300  # told points each constraint's GP is fitted on (nearest the incumbent)
+N_CANDIDATES = 256  # candidates per steered proposal
+MIN_STEP = 0.025  # smallest standard deviation of the steps around a proposal
+FIT_MAXITER = 30  # L-BFGS-B iterations of each constraint GP's hyperparameter fit
+
+
+def feasible_mask(C: np.ndarray) -> np.ndarray:
+    """Rows of ``C`` (n, m) whose every value is ``<= 0`` (NaN is violated)."""
+    return np.all(C <= 0.0, axis=1)
+
+
+def violation(C: np.ndarray) -> np.ndarray:
+    """Total violation ``sum_j max(c_j, 0)`` per row of ``C`` (n, m); inf where a value is NaN
+    or +inf."""
+    with np.errstate(invalid="ignore"):
+        v = np.where(np.isnan(C), np.inf, np.maximum(C, 0.0)).sum(axis=1)
+    return v
+
+
+def best_index(y: np.ndarray, C: np.ndarray | None) -> int | None:
+    """Index of the incumbent (module docstring): the lowest finite value among feasible
+    points, else the least total violation among finite values (ties: the lower value), or
+    None when no value is finite."""
+    ok = np.isfinite(y)
+    if not ok.any():
+        return None
+    if C is not None:
+        feasible = ok & feasible_mask(C)
+        if not feasible.any():
+            v = np.where(ok, violation(C), np.inf)
+            least = np.flatnonzero(ok & (v == v[ok].min()))
+            return int(least[np.argmin(y[least])])
+        ok = feasible
+    return int(np.argmin(np.where(ok, y, np.inf)))
+
+
+def merit_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
+    """The values the surrogates see (module docstring, "Merit value"); ``y`` itself when
+    ``C`` is None."""
+    if C is None:
+        return y
+    y = np.asarray(y, dtype=float)
+    merit = y.copy()
+    finite = np.isfinite(y)
+    v = violation(C)
+    infeasible = ~feasible_mask(C)
+    high = np.maximum.accumulate(np.where(finite, y, -np.inf))
+    low = np.minimum.accumulate(np.where(finite, y, np.inf))
+    spread = high - low
+    spread = np.where(spread > 0, spread, 1.0)
+    finite_v = np.where(infeasible & np.isfinite(v), v, 0.0)
+    worst_v = np.maximum.accumulate(finite_v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(np.isfinite(v) & (worst_v > 0), v / worst_v, 1.0)
+    share = np.minimum(share, 1.0)
+    hit = finite & infeasible
+    merit[hit] = high[hit] + spread[hit] * share[hit]
+    return merit
+
+
+def check_constraints(constraints: Any, n: int, width: int | None) -> np.ndarray:
+    """``constraints`` for ``n`` points as an (n, m) float array, or ValueError/TypeError
+    naming ``constraints``: shape (m,) for one point or (n, m), real numbers, m >= 1 and
+    equal to ``width`` when that is known."""
+    expected = "real numbers of shape (m,) for one point or (n, m) for n points"
+    C = as_float_array(constraints, "constraints", expected)
+    if C.ndim == 1 and n == 1:
+        C = C[None, :]
+    if C.ndim != 2 or C.shape[0] != n or C.shape[1] < 1:
+        raise ValueError(f"constraints: expected {expected} with n = {n}, "
+                         f"got shape {np.shape(constraints)}")
+    if width is not None and C.shape[1] != width:
+        raise ValueError(f"constraints: expected {width} value(s) per point (the number "
+                         f"told first), got {C.shape[1]}")
+    return C
+
+
+def probability_of_feasibility(models: list[GP], X: np.ndarray) -> np.ndarray:
+    """``prod_j Phi(-mu_j / sigma_j)`` at the rows of X (independent constraint GPs)."""
+    log_pof = np.zeros(len(X))
+    for gp in models:
+        mean, var = gp.predict(X)
+        log_pof += log_ndtr(-mean / np.sqrt(np.maximum(var, 1e-12)))
+    return np.exp(log_pof)
+
+
+def constraint_models(X: np.ndarray, C: np.ndarray, centre: np.ndarray) -> list[GP]:
+    """One GP per constraint that some of the :data:`MAX_POINTS` told points nearest
+    ``centre`` violate; a NaN or +inf value enters as the constraint's largest finite value,
+    -inf as its smallest."""
+    if len(X) > MAX_POINTS:
+        near = np.argsort(np.abs(X - centre).sum(axis=1), kind="stable")[:MAX_POINTS]
+        X, C = X[near], C[near]
+    models = []
+    for c in C.T:
+        finite = np.isfinite(c)
+        if not finite.any() or (c <= 0.0).all():
+            continue
+        c = np.where(finite, c, np.where(c < 0, c[finite].min(), c[finite].max()))
+        models.append(GP(X.shape[1], fit_maxiter=FIT_MAXITER).fit(X, c))
+    return models
+
+
+def steer(X: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
+          proposals: list[tuple[np.ndarray, dict[str, Any]]], rng: np.random.Generator
+          ) -> list[tuple[np.ndarray, dict[str, Any]]]:
+    """Move each proposal that is likely infeasible to a nearby likely feasible point
+    (module docstring, "Proposal step"). ``X`` (n, D) and ``C`` (n, m) are the told points
+    and their constraints, ``incumbent`` (D,) the point of :func:`best_index`. A moved
+    proposal's meta gains ``"steered": True``; every meta gains ``"pof"``."""
+    models = constraint_models(X, C, incumbent)
+    if not models:
+        return proposals
+    out = []
+    for x, meta in proposals:
+        pof = float(probability_of_feasibility(models, x[None])[0])
+        if pof >= 0.5:
+            out.append((x, {**meta, "pof": pof}))
+            continue
+        gap = incumbent - x
+        along = x + np.linspace(0.0, 1.0, N_CANDIDATES // 4)[:, None] * gap
+        sd = max(0.5 * float(np.abs(gap).max()), MIN_STEP)
+        n_steps = N_CANDIDATES - len(along)
+        around = np.clip(x + rng.normal(0.0, sd, (n_steps, len(x))), 0.0, 1.0)
+        cand = np.vstack([along, around])
+        p = probability_of_feasibility(models, cand)
+        likely = np.flatnonzero(p >= 0.5)
+        if likely.size:
+            i = int(likely[np.argmin(((cand[likely] - x) ** 2).sum(axis=1))])
+        else:
+            i = int(np.argmax(p))
+        out.append((cand[i], {**meta, "pof": float(p[i]), "steered": True}))
+    return out

@@ -1,0 +1,166 @@
+"""Constraints in the engine: the told history, the incumbent rule, the merit value, the
+proposal step, rebuilds, Auto's records, minimize, and every algorithm on a constrained
+problem whose optimum is known in closed form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from hdbo_engine import get_algorithm, minimize
+from hdbo_engine.algorithms.baselines import RandomSearch
+from hdbo_engine.constraints import merit_values, steer
+
+# D = 10 sphere centred at A, with the linear constraint sum(x) >= S excluding its centre.
+# The constrained optimum is the projection of A onto the plane sum(x) = S:
+# x* = A + (S - D A) / D, f* = (S - D A)^2 / D.
+D, A, S = 10, 0.3, 6.0
+F_STAR = (S - D * A) ** 2 / D
+ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb", "auto")
+
+
+def sphere(x: np.ndarray) -> float:
+    return float(np.sum((x - A) ** 2))
+
+
+def plane(x: np.ndarray) -> list[float]:
+    return [S - float(np.sum(x))]
+
+
+def run(name: str, seed: int, budget: int, dim: int = D) -> object:
+    if name in ("goucb", "auto"):
+        pytest.importorskip("torch")
+    opt = get_algorithm(name)(dim, seed=seed, budget=budget)
+    with threadpool_limits(1):
+        for _ in range(budget):
+            (p,) = opt.ask()
+            opt.tell(p.x, sphere(p.x), constraints=plane(p.x))
+    return opt
+
+
+def test_best_is_the_lowest_feasible_value_once_one_exists():
+    opt = RandomSearch(2, seed=0)
+    opt.tell([0.1, 0.1], 1.0, constraints=[0.5])
+    assert opt.best[1] == 1.0  # no feasible point yet: the least violating
+    opt.tell([0.2, 0.2], 3.0, constraints=[-1.0])
+    opt.tell([0.3, 0.3], 0.5, constraints=[2.0])
+    opt.tell([0.4, 0.4], 2.0, constraints=[0.0])  # c = 0 is feasible
+    x, y = opt.best
+    assert y == 2.0 and np.array_equal(x, [0.4, 0.4])
+    np.testing.assert_array_equal(opt.recommend(), [0.4, 0.4])
+    np.testing.assert_array_equal(opt.feasible, [False, True, False, True])
+    assert opt.constraints.shape == (4, 1)
+
+
+def test_before_any_feasible_point_best_is_the_least_total_violation():
+    opt = RandomSearch(2, seed=0)
+    X = [[0.1, 0.1], [0.2, 0.2], [0.3, 0.3], [0.4, 0.4]]
+    # total violations sum(max(c, 0)): 1.5, 0.2, NaN -> violated without measure, 0.2
+    C = [[0.5, 1.0], [0.2, -3.0], [np.nan, -1.0], [-5.0, 0.2]]
+    opt.tell(X, [1.0, 2.0, 0.5, 1.5], constraints=C)
+    assert not opt.feasible.any()
+    assert opt.best[1] == 1.5  # violation 0.2 twice: the lower value of the two
+
+
+def test_merit_ranks_infeasible_points_after_earlier_values_by_violation():
+    y = np.array([3.0, 1.0, 5.0, 2.0, np.nan])
+    C = np.array([[-1.0], [2.0], [-0.5], [1.0], [4.0]])
+    # point 1: largest value so far 3, range 3 - 1 = 2, violation 2 of at most 2 -> 3 + 2
+    # point 3: largest value 5, range 4, violation 1 of at most 2 -> 5 + 4 / 2
+    expected = [3.0, 5.0, 5.0, 7.0, np.nan]
+    np.testing.assert_array_equal(merit_values(y, C), expected)
+    for n in range(1, len(y)):  # a prefix's merit never changes later
+        np.testing.assert_array_equal(merit_values(y[:n], C[:n]), expected[:n])
+
+
+def test_the_trust_region_and_surrogate_see_the_merit():
+    opt = get_algorithm("msucb")(2, seed=0)
+    opt.tell([[0.1, 0.1], [0.9, 0.9]], [3.0, 1.0], constraints=[[-1.0], [1.0]])
+    np.testing.assert_array_equal(opt.merit, [3.0, 5.0])
+    np.testing.assert_array_equal(opt.model_data()[1], [3.0, 5.0])
+    np.testing.assert_array_equal(opt.y, [3.0, 1.0])
+    assert opt.trust_region.best == 3.0
+
+
+def test_constraint_width_is_fixed_by_the_first_tell_and_checked_before_any_change():
+    opt = RandomSearch(2, seed=0)
+    opt.tell([0.1, 0.1], 1.0, constraints=[0.5, -1.0])
+    with pytest.raises(ValueError, match="constraints"):
+        opt.tell([0.2, 0.2], 1.0, constraints=[0.5])
+    with pytest.raises(ValueError, match="constraints"):
+        opt.tell([[0.2, 0.2], [0.3, 0.3]], [1.0, 2.0], constraints=[0.5, 1.0])
+    with pytest.raises(TypeError, match="constraints"):
+        opt.tell([0.2, 0.2], 1.0, constraints=["a", 1.0])
+    assert opt.n_told == 1 and opt.constraints.shape == (1, 2)
+
+
+def test_values_and_constraints_are_told_together_or_not_at_all():
+    opt = RandomSearch(2, seed=0)
+    opt.tell([0.1, 0.1], np.nan)  # a failure before any constraint
+    opt.tell([0.2, 0.2], 1.0, constraints=[-1.0])
+    opt.tell([0.3, 0.3], np.inf)  # a failure may come without constraints
+    with pytest.raises(ValueError, match="constraints"):
+        opt.tell([0.4, 0.4], 1.0)
+    assert opt.n_told == 3
+    assert np.isnan(opt.constraints[[0, 2]]).all() and opt.constraints[1, 0] == -1.0
+    later = RandomSearch(2, seed=0)
+    later.tell([0.1, 0.1], 1.0)
+    with pytest.raises(ValueError, match="constraints"):
+        later.tell([0.2, 0.2], 1.0, constraints=[-1.0])
+    assert later.n_told == 1 and later.constraints is None
+
+
+def test_steer_moves_a_likely_infeasible_proposal_to_the_feasible_side():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    C = X[:, :1] - 0.5  # feasible iff x_0 <= 0.5
+    incumbent = np.array([0.45, 0.5])
+    inside, outside = np.array([0.2, 0.5]), np.array([0.9, 0.5])
+    (kept, kept_meta), (moved, moved_meta) = steer(
+        X, C, incumbent, [(inside, {"k": 1}), (outside, {"k": 2})], rng)
+    np.testing.assert_array_equal(kept, inside)
+    assert kept_meta["k"] == 1 and "steered" not in kept_meta and kept_meta["pof"] > 0.5
+    assert moved_meta["steered"] and moved_meta["k"] == 2
+    assert 0.3 <= moved[0] <= 0.55  # near the boundary x_0 = 0.5, not at the incumbent
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_rebuild_with_constraints_proposes_the_same_point(name):
+    opt = run(name, seed=2, budget=24, dim=6)
+    assert any(m.get("steered") or "pof" in m for m in opt.metas)
+    rebuilt = type(opt).from_history(6, opt.X, opt.y, opt.metas, constraints=opt.constraints,
+                                     seed=2, budget=24)
+    with threadpool_limits(1):
+        np.testing.assert_array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)
+
+
+def test_auto_counts_a_success_only_for_a_new_best_feasible_value():
+    auto = get_algorithm("auto")(2, seed=0, members=("msucb", "cobbo"))
+    metas = [{}, {"algorithm": "msucb"}, {"algorithm": "cobbo"}, {"algorithm": "msucb"}]
+    X = [[0.1, 0.1], [0.2, 0.2], [0.3, 0.3], [0.4, 0.4]]
+    # msucb: 1.0 infeasible (failure), then 3.0 < 4.0 feasible (success); cobbo: 4.0 < 5.0
+    auto.tell(X, [5.0, 1.0, 4.0, 3.0], metas, constraints=[[-1.0], [1.0], [-1.0], [-1.0]])
+    assert auto.records() == {"msucb": (1, 1), "cobbo": (1, 0)}
+
+
+def test_minimize_returns_the_best_feasible_point():
+    res = minimize(lambda v: sphere(np.array(v)), D, algorithm="random", budget=40, seed=0,
+                   progress=False, constraints=lambda v: plane(np.array(v)))
+    assert res.constraints.shape == (40, 1)
+    feasible = res.constraints[:, 0] <= 0
+    assert res.fun == res.func_vals[feasible].min()
+    assert plane(np.array(res.x))[0] <= 0
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_each_algorithm_beats_random_search_on_a_constrained_sphere(name):
+    budget, seeds = 50, (0, 1, 2)
+    gaps, random_gaps = [], []
+    for seed in seeds:
+        for algo, out in ((name, gaps), ("random", random_gaps)):
+            opt = run(algo, seed, budget)
+            x, y = opt.best
+            assert plane(x)[0] <= 0 and y >= F_STAR - 1e-9  # feasible, so never below f*
+            out.append(y - F_STAR)
+    assert np.median(gaps) < np.median(random_gaps)
