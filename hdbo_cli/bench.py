@@ -61,6 +61,26 @@ each method recommends: ours and the engine baselines
 ``study.best_trial``, Nevergrad ``provide_recommendation()``, BoTorch the
 evaluated point of highest posterior mean, skopt its best draw. The CSV keeps
 the noisy draws.
+
+Constrained problems (:mod:`hdbo_cli.constrained`: constraint values c_j,
+feasible iff every c_j <= 0) are scored by the *best feasible value*: the
+lowest objective value among the feasible evaluated points, infinite when
+there is none. Every method is told the constraint values of each point
+through its own library's interface: ours ``Optimizer.tell(x, y,
+constraints=c)``; Optuna ``trial.set_constraint`` before ``study.tell``
+(what TPESampler and GPSampler read, the same values ``constraints_func``
+would give; Optuna 5 deprecates ``constraints_func`` for it); Nevergrad
+``tell(candidate, y, constraint_violation=c)``; random search is told them
+and ignores them.
+CmaEsSampler, skopt and vanilla BoTorch take no constraints here, so a suite
+listing them for a constrained problem is rejected. The CSV's
+``best_so_far`` is then the best feasible value so far (``inf`` before the
+first feasible point) and it has the columns ``feasible`` (1 or 0) and
+``c1..cm``; the JSON has ``feasible_found``, ``n_feasible``,
+``first_feasible`` (evaluation), ``least_violation`` (the lowest total
+violation sum_j max(c_j, 0) reached) and ``recommended_feasible`` (whether
+the point the method recommends at the end is feasible; None without a
+recommendation).
 """
 
 from __future__ import annotations
@@ -92,6 +112,7 @@ from hdbo_engine.loop import Step, drive
 SUITE_DIR = Path(__file__).with_name("suites")
 PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma",
          "botorch")
+UNCONSTRAINED_PEERS = ("optuna-cmaes", "skopt-gp", "botorch")  # told no constraints here
 
 
 def ours() -> tuple[str, ...]:
@@ -209,7 +230,11 @@ def load_suite(name_or_path: str) -> Suite:
         pairs = [(problem, int(dim)) for problem in _require(g, "problems", list, where)
                  for dim in _require(g, "dims", list, where)]
         for problem, dim in pairs:
-            make_bench_problem(problem, dim)  # fail early on a bad name or dimension
+            bench_problem = make_bench_problem(problem, dim)  # fail early on a bad name or dim
+            blind = [m for m in g["methods"] if m in UNCONSTRAINED_PEERS]
+            if bench_problem.n_constraints and blind:
+                raise ValueError(f"suite: {where}.methods: {blind} take no constraints, and "
+                                 f"{problem} is constrained")
         limit = g.get("cell_time_limit_s", suite_limit)
         limit = None if limit is None else float(limit)
         cells += [Cell(problem, dim, budget, m, 0, limit)
@@ -228,7 +253,9 @@ class BenchProblem:
     """A minimisation problem on the unit cube with its known minimum (``None``: unknown).
 
     ``evaluate_true_unit`` is a noisy problem's noise-free value (scoring only); ``None``
-    for a deterministic one.
+    for a deterministic one. ``constraints_unit`` gives a constrained problem's
+    ``n_constraints`` values at a point (feasible where all are ``<= 0``); ``f_min`` is then
+    the best feasible value.
     """
 
     name: str
@@ -237,6 +264,8 @@ class BenchProblem:
     evaluate_unit: Callable[[np.ndarray], float]
     info: dict[str, Any] = field(default_factory=dict)
     evaluate_true_unit: Callable[[np.ndarray], float] | None = None
+    constraints_unit: Callable[[np.ndarray], np.ndarray] | None = None
+    n_constraints: int = 0
 
 
 def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
@@ -266,13 +295,18 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
     if prob.noisy:
         def true_value(u: np.ndarray) -> float:
             return float(prob.noise_free_unit(np.asarray(u))[0])
+    constraints = None
+    if prob.n_constraints:
+        def constraints(u: np.ndarray) -> np.ndarray:
+            return prob.constraints_unit(np.asarray(u))[0]
     return BenchProblem(name, dim, prob.f_min,
                         lambda u: float(prob.evaluate_unit(np.asarray(u))[0]), prob.info,
-                        true_value)
+                        true_value, constraints, prob.n_constraints)
 
 
 # ---------------------------------------------------------------- methods
-# Each factory returns a Runner: ask() -> (x in [0, 1]^D, token); tell(token, x, y);
+# Each factory returns a Runner: ask() -> (x in [0, 1]^D, token); tell(token, x, y,
+# constraints=None), constraints the point's values c (m,) on a constrained problem;
 # recommend() -> the method's answer so far (a unit-cube point), or None before any tell.
 
 AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray, float], None]]
@@ -282,7 +316,7 @@ class Runner(NamedTuple):
     """A method's ask, tell and recommend (see the comment above)."""
 
     ask: Callable[[], tuple[np.ndarray, Any]]
-    tell: Callable[[Any, np.ndarray, float], None]
+    tell: Callable[..., None]
     recommend: Callable[[], np.ndarray | None]
 
 
@@ -297,7 +331,14 @@ def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
         (proposal,) = opt.ask()
         return proposal.x, None
 
-    return Runner(ask, lambda _token, x, y: opt.tell(x, y), opt.recommend)
+    def tell(_token: Any, x: np.ndarray, y: float, constraints: np.ndarray | None = None
+             ) -> None:
+        if constraints is None:
+            opt.tell(x, y)
+        else:
+            opt.tell(x, y, constraints=constraints)
+
+    return Runner(ask, tell, opt.recommend)
 
 
 def _optuna(kind: str, dim: int, budget: int, seed: int) -> Runner:
@@ -317,13 +358,19 @@ def _optuna(kind: str, dim: int, budget: int, seed: int) -> Runner:
         trial = study.ask(dists)
         return np.array([trial.params[n] for n in names]), trial
 
+    def tell(trial: optuna.Trial, _x: np.ndarray, y: float,
+             constraints: np.ndarray | None = None) -> None:
+        for j, value in enumerate([] if constraints is None else constraints, start=1):
+            trial.set_constraint(f"c{j}", float(value))
+        study.tell(trial, y)
+
     def recommend() -> np.ndarray | None:
-        if not study.trials:
-            return None
+        if not any(all(v <= 0 for v in t.constraints.values()) for t in study.trials):
+            return None  # nothing told, or no feasible trial (study.best_trial would raise)
         params = study.best_trial.params
         return np.array([params[n] for n in names])
 
-    return Runner(ask, lambda trial, _x, y: study.tell(trial, y), recommend)
+    return Runner(ask, tell, recommend)
 
 
 def _skopt_gp(dim: int, budget: int, seed: int) -> Runner:
@@ -353,12 +400,19 @@ def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> Runner:
         cand = opt.ask()
         return np.clip(np.asarray(cand.value, dtype=float), 0.0, 1.0), cand
 
+    def tell(cand: ng.p.Parameter, _x: np.ndarray, y: float,
+             constraints: np.ndarray | None = None) -> None:
+        if constraints is None:
+            opt.tell(cand, y)
+        else:
+            opt.tell(cand, y, constraint_violation=np.asarray(constraints, dtype=float))
+
     def recommend() -> np.ndarray | None:
         if opt.num_tell == 0:
             return None
         return np.clip(np.asarray(opt.provide_recommendation().value, dtype=float), 0.0, 1.0)
 
-    return Runner(ask, lambda cand, _x, y: opt.tell(cand, y), recommend)
+    return Runner(ask, tell, recommend)
 
 
 BOTORCH_SOBOL_POINTS = 20
@@ -477,13 +531,21 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     recommended: np.ndarray | None = None
     recommend_cpu = 0.0
     every = max(1, cell.budget // 20)
+    constrained = Constrained(problem) if problem.n_constraints else None
 
     def on_step(step: Step, recommend: Callable[[], np.ndarray | None] = runner.recommend
                 ) -> bool:
         nonlocal best, opt_time, opt_cpu, recommended, recommend_cpu, status
-        best = min(best, step.y)
+        extra = ""
+        if constrained is None:
+            best = min(best, step.y)
+        else:
+            feasible, c = constrained.record(step.evaluation, step.y)
+            if feasible:
+                best = min(best, step.y)
+            extra = f",{int(feasible)}," + ",".join(repr(float(v)) for v in c)
         rows.append(f"{step.evaluation},{step.y!r},{best!r},{step.ask_s:.6f},{step.tell_s:.6f},"
-                    f"{step.ask_cpu_s:.6f},{step.tell_cpu_s:.6f}")
+                    f"{step.ask_cpu_s:.6f},{step.tell_cpu_s:.6f}{extra}")
         opt_time += step.ask_s + step.tell_s
         opt_cpu += step.ask_cpu_s + step.tell_cpu_s
         stop = (cell.time_limit_s is not None and opt_cpu > cell.time_limit_s
@@ -499,14 +561,21 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
             status = "timeout"
         return stop
 
-    drive(runner.ask, runner.tell, problem.evaluate_unit, cell.budget, on_step)
+    if constrained is None:
+        drive(runner.ask, runner.tell, problem.evaluate_unit, cell.budget, on_step)
+    else:
+        drive(runner.ask, constrained.tell(runner.tell), constrained.evaluate, cell.budget,
+              on_step)
+        constrained.check_recommendation(runner.recommend)
     del runner, on_step  # Nevergrad's recast optimizers stop their thread when collected
     gc.collect()
     csv_path, json_path = cell.paths(out)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = csv_path.with_suffix(".csv.tmp")
-    tmp.write_text("evaluation,value,best_so_far,ask_s,tell_s,ask_cpu_s,tell_cpu_s\n"
-                   + "\n".join(rows) + "\n")
+    header = "evaluation,value,best_so_far,ask_s,tell_s,ask_cpu_s,tell_cpu_s"
+    if constrained is not None:
+        header += ",feasible," + ",".join(f"c{j}" for j in range(1, problem.n_constraints + 1))
+    tmp.write_text(header + "\n" + "\n".join(rows) + "\n")
     tmp.replace(csv_path)
     summary = {**asdict(cell), "group": cell.group, "status": status,
                "evaluations": len(rows), "best": float(best), "f_min": problem.f_min,
@@ -518,6 +587,7 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
                    "final_true_value": true_trace[-1][1] if true_trace else None,
                    "recommended": None if recommended is None else recommended.tolist(),
                    "true_trace": true_trace, "recommend_cpu_s": recommend_cpu}),
+               **({} if constrained is None else constrained.summary()),
                "machine": machine_info(),
                "load_average_1min": os.getloadavg()[0],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
@@ -525,6 +595,59 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     tmp.write_text(json.dumps(summary, indent=1) + "\n")
     tmp.replace(json_path)
     return summary
+
+
+class Constrained:
+    """A constrained cell's bookkeeping (module docstring): evaluates the constraints with the
+    objective (outside the optimizer's timings), tells them to the method, and records
+    feasibility and violation per evaluation."""
+
+    def __init__(self, problem: BenchProblem) -> None:
+        assert problem.constraints_unit is not None
+        self.problem = problem
+        self.last: np.ndarray | None = None  # the constraint values of the latest point
+        self.n_feasible = 0
+        self.first_feasible: int | None = None
+        self.least_violation = np.inf
+        self.recommended_feasible: bool | None = None
+
+    def evaluate(self, x: np.ndarray) -> float:
+        """The objective at ``x``; its constraint values are kept for :meth:`tell`."""
+        assert self.problem.constraints_unit is not None
+        self.last = np.asarray(self.problem.constraints_unit(x), dtype=float)
+        return self.problem.evaluate_unit(x)
+
+    def tell(self, tell: Callable[..., None]) -> Callable[[Any, np.ndarray, float], None]:
+        """``tell`` with the latest point's constraint values passed on."""
+        return lambda token, x, y: tell(token, x, y, constraints=self.last)
+
+    def record(self, evaluation: int, y: float) -> tuple[bool, np.ndarray]:
+        """Whether the latest point is feasible (finite value, every c_j <= 0), and its
+        constraint values."""
+        assert self.last is not None
+        c = self.last
+        violation = float(np.maximum(c, 0.0).sum()) if not np.isnan(c).any() else np.inf
+        feasible = bool(violation == 0.0 and np.isfinite(y))
+        self.least_violation = min(self.least_violation, violation)
+        if feasible:
+            self.n_feasible += 1
+            if self.first_feasible is None:
+                self.first_feasible = evaluation
+        return feasible, c
+
+    def check_recommendation(self, recommend: Callable[[], np.ndarray | None]) -> None:
+        """Whether the method's final recommendation is feasible (None: it has none)."""
+        assert self.problem.constraints_unit is not None
+        x = recommend()
+        self.recommended_feasible = (
+            None if x is None else bool((self.problem.constraints_unit(x) <= 0).all()))
+
+    def summary(self) -> dict[str, Any]:
+        return {"constraints": self.problem.n_constraints,
+                "feasible_found": self.n_feasible > 0, "n_feasible": self.n_feasible,
+                "first_feasible": self.first_feasible,
+                "least_violation": self.least_violation,
+                "recommended_feasible": self.recommended_feasible}
 
 
 def _set_threads(threads: int) -> None:

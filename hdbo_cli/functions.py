@@ -60,7 +60,10 @@ class Problem:
     ``f_min`` and ``x_min`` are ``None`` where the minimum is unknown (the real
     tasks); ``info`` describes a random instance (JSON-serialisable). ``f_true`` is
     the noise-free function of a noisy problem (``None``: ``f`` is deterministic);
-    ``f_min`` and ``x_min`` are then ``f_true``'s.
+    ``f_min`` and ``x_min`` are then ``f_true``'s. ``c`` gives a constrained problem's
+    ``n_constraints`` constraint values, (n, D) -> (n, m), feasible where every value is
+    ``<= 0`` (:mod:`hdbo_cli.constrained`); ``f_min`` and ``x_min`` are then the best
+    feasible ones.
     """
 
     name: str
@@ -72,6 +75,8 @@ class Problem:
     x_min: Array | None
     info: dict[str, Any] = field(default_factory=dict)
     f_true: Callable[[Array], Array] | None = None
+    c: Callable[[Array], Array] | None = None
+    n_constraints: int = 0
 
     @property
     def noisy(self) -> bool:
@@ -102,6 +107,13 @@ class Problem:
     def evaluate_unit(self, U: Array) -> Array:
         """Evaluate at unit-cube points (what the engine proposes)."""
         return self(self.from_unit(U))
+
+    def constraints_unit(self, U: Array) -> Array:
+        """The constraint values (n, ``n_constraints``) at unit-cube points; feasible where
+        every one is ``<= 0``."""
+        if self.c is None:
+            raise ValueError(f"problem: {self.name} has no constraints")
+        return self.c(self._points(self.from_unit(U)))
 
 
 def ackley(X: Array) -> Array:

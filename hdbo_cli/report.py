@@ -20,6 +20,13 @@ Noisy groups (``noisy_*`` problems) are scored by the noise-free value of the
 point each method recommends at the end (:mod:`hdbo_cli.bench`), not by its
 best noisy draw.
 
+Constrained groups (cells whose JSON has ``constraints``) are scored by the best
+feasible value (the CSV's ``best_so_far`` there; infinite, shown as "none", before
+the first feasible point), with the number of seeds on which each method found a
+feasible point; the count below then compares the medians of the best feasible
+values, and :func:`feasibility_verdict` says whether Auto finds a feasible point on
+every seed of every group where any peer finds one.
+
 The count (:func:`targets`). ``auto`` is counted alone, never the best of our
 algorithms picked per group afterwards: a group is won when Auto's median is
 lower than the median of *every* peer the suite lists for that group (random
@@ -88,6 +95,9 @@ class GroupStats:
     f_min: float | None
     noise: str | None = None
     listed: list[str] = field(default_factory=list)
+    constraints: int = 0  # the number of constraints; 0: unconstrained
+    best_known: float | None = None  # a constrained problem's best known value, if any
+    feasible: dict[str, dict[int, bool]] = field(default_factory=lambda: defaultdict(dict))
     runs: dict[str, dict[int, CellRun]] = field(default_factory=lambda: defaultdict(dict))
     best: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     times: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
@@ -162,9 +172,11 @@ def load_results(out: Path) -> list[GroupStats]:
     listed = _listed_methods(out)
     for json_path in sorted((out / "cells").glob("*/*/seed*.json")):
         s = json.loads(json_path.read_text())
+        info = s.get("problem_info", {})
         g = groups.setdefault(s["group"], GroupStats(
-            s["problem"], s["dim"], s["budget"], s["f_min"],
-            noise=s.get("problem_info", {}).get("noise"), listed=listed.get(s["group"], [])))
+            s["problem"], s["dim"], s["budget"], s["f_min"], noise=info.get("noise"),
+            listed=listed.get(s["group"], []), constraints=s.get("constraints", 0),
+            best_known=info.get("best_known")))
         with open(json_path.with_suffix(".csv")) as fh:
             data = np.array([[float(r["best_so_far"]), _ask_tell_seconds(r)]
                              for r in csv.DictReader(fh)]).reshape(-1, 2)
@@ -176,6 +188,8 @@ def load_results(out: Path) -> list[GroupStats]:
         noisy = "final_true_value" in s
         trace = np.array(s["true_trace"], dtype=float).reshape(-1, 2) if noisy else None
         g.runs[m][int(s["seed"])] = CellRun(int(s["evaluations"]), data[:, 0], trace)
+        if g.constraints:
+            g.feasible[m][int(s["seed"])] = bool(s["feasible_found"])
         if s["status"] == "done":
             g.best[m].append(s["final_true_value"] if noisy else s["best"])
         else:
@@ -215,7 +229,16 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
 
 
+def _fmt_best(v: float) -> str:
+    """:func:`_fmt`, with a constrained method's infinite best feasible value as "none"."""
+    return "none" if v == np.inf else _fmt(v)
+
+
 def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
+    if g.best.get(m) and not np.isfinite(g.best[m]).all():  # constrained, seeds without
+        q1, q3 = np.percentile(g.best[m], [25, 75], method="nearest")  # a feasible point
+        text = f"{_fmt_best(g.median_best(m))} [{_fmt_best(q1)}, {_fmt_best(q3)}]"
+        return f"**{text}**" if winner else text
     if g.best.get(m):
         q1, q3 = np.percentile(g.best[m], [25, 75])
         text = f"{_fmt(g.median_best(m))} [{_fmt(q1)}, {_fmt(q3)}]"
@@ -275,6 +298,17 @@ def auto_floor(g: GroupStats) -> dict[str, bool | None]:
     return floor
 
 
+def feasibility_verdict(g: GroupStats) -> dict[str, Any] | None:
+    """In a constrained group that lists Auto: the listed peers that found a feasible point on
+    some seed, and Auto's (seeds with a feasible point, seeds run); None elsewhere."""
+    listed = g.listed or g.methods()
+    if not g.constraints or "auto" not in listed:
+        return None
+    peers = [p for p in listed if p in REFERENCE_PEERS and any(g.feasible.get(p, {}).values())]
+    auto = g.feasible.get("auto", {})
+    return {"peers_feasible": peers, "auto": (sum(auto.values()), len(auto))}
+
+
 def targets(groups: list[GroupStats]) -> dict[str, Any]:
     """Auto's count and floor per group; each of ours against random search and TPE; Auto's,
     MS-UCB's and CobBO's time per ask over Optuna GPSampler's, per group.
@@ -283,6 +317,7 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
     ``auto_floor``: group -> :func:`auto_floor`, for the groups where Auto has cells.
     ``beats_random_and_tpe``: method -> (groups where its median is below both random
     search's and TPE's, groups where the three have every seed), at equal evaluations.
+    ``feasibility``: group -> :func:`feasibility_verdict`, for the constrained groups.
     """
     verdicts = {g.name: v for g in groups if (v := auto_verdict(g)) is not None}
     floors = {g.name: auto_floor(g) for g in groups if g.runs.get("auto")}
@@ -299,8 +334,10 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
                   if g.times.get(m) and g.times.get("optuna-gp")}
         if ratios:
             time_ratio[m] = ratios
+    feasibility = {g.name: v for g in groups if (v := feasibility_verdict(g)) is not None}
     return {"auto": verdicts, "auto_floor": floors,
-            "time_ratio_vs_optuna_gp": time_ratio, "beats_random_and_tpe": floor}
+            "time_ratio_vs_optuna_gp": time_ratio, "beats_random_and_tpe": floor,
+            "feasibility": feasibility}
 
 
 _YES_NO = {True: "yes", False: "no", None: "n/a"}
@@ -317,13 +354,16 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
                 f"the {len(verdicts)} groups that list it.", ""]
     won, lost = statuses.count("won"), statuses.count("lost")
     incomplete = len(statuses) - won - lost
-    lines = [f"Auto beats every peer's median on **{won} of {len(verdicts)}** groups"
+    median = ("median best feasible value" if tg["feasibility"]
+              and set(tg["feasibility"]) == set(verdicts) else "median")
+    lines = [f"Auto beats every peer's {median} on **{won} of {len(verdicts)}** groups"
              + (f" ({incomplete} incomplete: Auto's or a listed peer's cells missing, not "
                 "counted as won)" if incomplete else "")
              + ". Every peer the suite lists for a group counts; a stopped cell is compared "
              "at equal evaluations.", ""]
     for group, v in verdicts.items():
-        detail = ", ".join(f"{p} {_fmt(a)} vs {_fmt(b)}" for p, (a, b) in v["medians"].items())
+        detail = ", ".join(f"{p} {_fmt_best(a)} vs {_fmt_best(b)}"
+                           for p, (a, b) in v["medians"].items())
         extra = ([f"not beaten: {', '.join(v['not_beaten'])}"] if v["not_beaten"] else []) + (
             [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else []) + (
             [f"compared on the seeds it has: {', '.join(f'{p} {n}' for p, n in fewer)}"]
@@ -344,7 +384,27 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
                            ("single algorithms", "is at most the single algorithms' median")):
             judged = [f[key] for f in floors.values() if f[key] is not None]
             lines.append(f"- Auto {label} on {sum(judged)} of {len(judged)} groups")
-    return [*lines, ""]
+    return [*lines, *_feasibility_lines(tg["feasibility"]), ""]
+
+
+def _feasibility_lines(feasibility: dict[str, dict[str, Any]]) -> list[str]:
+    """Whether Auto finds a feasible point on every seed of every constrained group where any
+    listed peer finds one on some seed, and the detail per group."""
+    if not feasibility:
+        return []
+    judged = {group: v for group, v in feasibility.items() if v["peers_feasible"]}
+    answer = ("n/a: no peer found a feasible point" if not judged
+              else "n/a: Auto has no cells" if any(v["auto"][1] == 0 for v in judged.values())
+              else _YES_NO[all(found == run for found, run in
+                               (v["auto"] for v in judged.values()))])
+    lines = ["", "Auto finds a feasible point on every seed of every group where any peer "
+             f"does: **{answer}**", ""]
+    for group, v in feasibility.items():
+        found, run = v["auto"]
+        peers = ", ".join(v["peers_feasible"]) or "none"
+        lines.append(f"- {group}: Auto on {found} of {run} seeds; peers with a feasible "
+                     f"point on some seed: {peers}")
+    return lines
 
 
 def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | None = None) -> str:
@@ -397,6 +457,11 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
         lines += [f"### {g.problem}, D = {g.dim}, {g.budget} evaluations ("
                   f"{'f_min' if g.f_min is not None else 'lowest value reached'} = "
                   f"{_fmt(g.f_ref)})", ""]
+        if g.constraints:
+            known = "" if g.best_known is None else f" Best known value: {g.best_known}."
+            lines += [f"Constrained ({g.constraints} constraints, feasible iff all <= 0). "
+                      "Value: the best feasible value (none: no feasible point); feasible: "
+                      f"the seeds on which the method found a feasible point.{known}", ""]
         if g.noise is not None:
             lines += [f"Noisy: {g.noise}. Final value: the noise-free value of the point each "
                       "method recommends at the end (ours: `recommend()`; Optuna: the best "
@@ -405,9 +470,14 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
                       "draw), not the best noisy draw.", ""]
         lines += ["| method | final value | seeds | CPU s / ask | total optimizer CPU s | "
                   "peak RSS [MiB] |", "|---|---|---|---|---|---|"]
+        if g.constraints:
+            lines[-2] = lines[-2].replace("final value | seeds", "best feasible value | "
+                                          "feasible / seeds")
         for m in present:
             n_seeds = len(g.best.get(m, [])) + len(g.dnf.get(m, []))
-            lines.append(f"| {m} | {_value_cell(g, m, m == winner)} | {n_seeds} | "
+            seeds = (f"{sum(g.feasible[m].values())} / {n_seeds}" if g.constraints
+                     else str(n_seeds))
+            lines.append(f"| {m} | {_value_cell(g, m, m == winner)} | {seeds} | "
                          f"{_fmt(g.median_time(m))} | {_fmt(float(np.median(g.total[m])))} | "
                          f"{float(np.median(g.rss[m])):.0f} |")
         finished_ours = [m for m in ours() if g.best.get(m)]
@@ -423,7 +493,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
             regret = g.median_best(best_ours) - g.f_ref
             for p in peers:
                 peer_regret = g.median_best(p) - g.f_ref if g.best.get(p) else np.nan
-                r = regret / peer_regret if peer_regret > 0 else np.nan
+                r = regret / peer_regret if np.inf > peer_regret > 0 else np.nan
                 t = g.time_ratio(best_ours, p)
                 lines.append(f"| {p} | {_fmt(r)} | {_fmt(t)} |")
         png = plots / f"{g.name}.png"
