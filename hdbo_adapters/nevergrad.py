@@ -75,6 +75,14 @@ Ask/tell
   the engine imputes the worst finite loss seen instead of fitting its model
   to ``5e20``. ``-inf`` (which Nevergrad passes through and its archive ranks
   first) is also a failure for the engine's model, whose values must be finite.
+* Constraints (``docs/constraints.md``): ``tell(candidate, loss, constraint_violation=cv)``
+  keeps Nevergrad's own handling (a penalised loss, an infeasible candidate kept out of the
+  archive and so out of the recommendation), and the engine is told the unpenalised loss with
+  ``constraints=cv``: Nevergrad's ``cv > 0`` is violated, the engine's ``c <= 0`` is
+  feasible, the same numbers. Once a ``constraint_violation`` was told, every finite loss
+  needs one of the same length (a ``ValueError`` naming ``constraint_violation`` otherwise,
+  raised before Nevergrad records anything). A candidate that also breaks the
+  parametrization's own cheap constraints is told with Nevergrad's penalised loss.
 * ``provide_recommendation`` / ``recommend``: the best told candidate from
   Nevergrad's archive (``minimum`` for deterministic parametrizations,
   ``pessimistic`` otherwise), the same rule as for Nevergrad's own
@@ -111,6 +119,7 @@ from nevergrad.parametrization import transforms as ng_transforms
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
+from hdbo_engine.constraints import check_constraints
 from hdbo_engine.registry import Entry, generate
 from hdbo_engine.util import is_int
 
@@ -235,6 +244,7 @@ class HDBOOptimizer(ng_base.Optimizer):
         self._algorithm_cls(self.dimension, seed=0, **self._engine_kwargs)
         self._seed = None if seed is None else int(seed)
         self._engine: EngineOptimizer | None = None
+        self._violation: np.ndarray | None = None  # the constraint_violation of a tell
 
     # ----------------------------------------------------------------- engine
     @property
@@ -270,6 +280,7 @@ class HDBOOptimizer(ng_base.Optimizer):
             "X": engine.X.copy(),
             "y": engine.y.copy(),
             "metas": [dict(m) for m in engine.metas],
+            "constraints": None if engine.constraints is None else engine.constraints.copy(),
             "pending": [(p.x.copy(), dict(p.meta)) for p in engine._pending],
         }
         return state
@@ -281,10 +292,52 @@ class HDBOOptimizer(ng_base.Optimizer):
         if history is not None:
             engine = self._algorithm_cls.from_history(
                 self.dimension, history["X"], history["y"], history["metas"],
-                seed=history["seed"], **self._engine_kwargs)
+                constraints=history.get("constraints"), seed=history["seed"],
+                **self._engine_kwargs)
             for x, meta in history["pending"]:
                 engine.add_pending(x, meta)
             self._engine = engine
+
+    # ------------------------------------------------------------ constraints
+    def tell(self, candidate: ng_p.Parameter, loss: ng_typing.Loss,
+             constraint_violation: ng_typing.Loss | None = None,
+             penalty_style: ng_typing.ArrayLike | None = None) -> None:
+        """Nevergrad's ``tell``; ``constraint_violation`` also reaches the engine as its
+        constraints (module docstring, "Ask/tell"), checked before anything is recorded."""
+        self._violation = self._check_violation(constraint_violation, loss)
+        try:
+            super().tell(candidate, loss, constraint_violation, penalty_style)
+        finally:
+            self._violation = None
+
+    def _check_violation(self, constraint_violation: Any, loss: Any) -> np.ndarray | None:
+        """``constraint_violation`` as the engine's (1, m) constraints, or None; a
+        ``ValueError``/``TypeError`` naming it where the engine would refuse the tell."""
+        try:
+            value = self.engine_loss(float(np.asarray(loss, dtype=float).ravel()[0]))
+        except (TypeError, ValueError, IndexError):
+            return None  # Nevergrad's own tell reports a bad loss
+        try:
+            C = None
+            if constraint_violation is not None:
+                told = self._engine.constraints if self._engine is not None else None
+                C = check_constraints(constraint_violation, 1,
+                                      None if told is None else told.shape[1])
+            if self._engine is not None:
+                self._engine._told_constraints(C, np.array([value]))
+        except (TypeError, ValueError) as err:
+            message = str(err).replace("constraints:", "constraint_violation:", 1)
+            raise type(err)(message) from None
+        return C
+
+    def _engine_value(self, candidate: ng_p.Parameter, loss: ng_typing.FloatLoss) -> float:
+        """The value told to the engine: the unpenalised loss where a constraint_violation
+        came with it (module docstring), else the loss Nevergrad passes on."""
+        if self._violation is None or (self.budget is not None
+                                       and not candidate.satisfies_constraints(
+                                           self.parametrization)):
+            return self.engine_loss(loss)
+        return self.engine_loss(candidate.loss)
 
     # ------------------------------------------------------ nevergrad hooks
     def _internal_ask_candidate(self) -> ng_p.Parameter:
@@ -300,12 +353,13 @@ class HDBOOptimizer(ng_base.Optimizer):
         x = candidate._meta.get("hdbo_x")
         if x is None:
             x = self.to_unit(candidate.get_standardized_data(reference=self.parametrization))
-        self.engine.tell(x, self.engine_loss(loss))
+        self.engine.tell(x, self._engine_value(candidate, loss), constraints=self._violation)
 
     def _internal_tell_not_asked(self, candidate: ng_p.Parameter,
                                  loss: ng_typing.FloatLoss) -> None:
         data = candidate.get_standardized_data(reference=self.parametrization)
-        self.engine.tell(self.to_unit(data), self.engine_loss(loss))
+        self.engine.tell(self.to_unit(data), self._engine_value(candidate, loss),
+                         constraints=self._violation)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"algorithm": self.algorithm}

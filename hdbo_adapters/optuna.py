@@ -50,6 +50,17 @@ How a study maps onto the engine
   (with the proposal's metadata), otherwise at the encoding of its actual
   parameters (enqueued, partially fixed or foreign trials) with empty
   metadata.
+* **Constraints** (``docs/constraints.md``). A trial's constraint values are Optuna's own:
+  ``trial.set_constraint(key, value)`` (Optuna 5) and, when the sampler was given
+  ``constraints_func`` (as :class:`optuna.samplers.GPSampler` and ``TPESampler`` take it,
+  with the same ``FutureWarning``), its values, which :meth:`HDBOSampler.after_trial`
+  stores under Optuna's system attribute ``constraints`` exactly as Optuna's samplers do
+  (a NaN value is Optuna's ``ValueError``), so ``study.best_trial`` and the visualisations
+  see them. A study is constrained once a told trial has constraint values; every told
+  trial then reaches the engine with ``constraints=`` (the values in the order of their
+  keys), a finished trial without them as violated (NaN, as ``TPESampler`` counts a trial
+  whose ``constraints_func`` failed), and trials with different numbers of constraints are
+  a ``ValueError``, as in ``GPSampler``.
 * **Order.** Finished trials are told in completion order
   (``datetime_complete``, then trial number), which every process reads
   identically from the storage. The engine's rebuild rule only needs a fixed
@@ -129,7 +140,7 @@ import time
 import uuid
 import warnings
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -142,6 +153,7 @@ from optuna.distributions import (
     distribution_to_json,
 )
 from optuna.samplers import BaseSampler, RandomSampler
+from optuna.samplers._base import _process_constraints_after_trial  # Optuna's own storing
 from optuna.search_space import IntersectionSearchSpace
 from optuna.storages._heartbeat import is_heartbeat_enabled  # what study.optimize checks
 from optuna.study import Study, StudyDirection
@@ -242,17 +254,28 @@ class _Codec:
 # ----------------------------------------------------------- engine cache
 @dataclass
 class _Entry:
-    """One told history item: (trial number, x, y, meta)."""
+    """One told history item: (trial number, x, y, meta, constraint values or None)."""
 
     number: int
     x: np.ndarray
     y: float
     meta: dict[str, Any]
+    constraints: tuple[float, ...] | None = None
 
     def same_as(self, other: _Entry) -> bool:
         return (self.number == other.number and np.array_equal(self.x, other.x)
                 and (self.y == other.y or (math.isnan(self.y) and math.isnan(other.y)))
-                and self.meta == other.meta)
+                and self.meta == other.meta
+                and (self.constraints is None) == (other.constraints is None)
+                and np.array_equal(self.constraints or (), other.constraints or (),
+                                   equal_nan=True))
+
+    def constraint_row(self, width: int | None) -> tuple[float, ...] | None:
+        """The constraints told to the engine: None without constraints in the study, NaN
+        (violated) for a trial that has none in a constrained study (module docstring)."""
+        if width is None:
+            return None
+        return self.constraints if self.constraints is not None else (math.nan,) * width
 
 
 @dataclass
@@ -290,6 +313,11 @@ class HDBOSampler(BaseSampler):
         to size it for the study].
     independent_sampler: sampler for parameters outside the relative space
         [``TrialSeededRandomSampler(seed)`` with the engine seed: distinct draws per trial].
+    constraints_func: a function of a finished :class:`~optuna.trial.FrozenTrial` returning
+        its constraint values (a sequence of floats, feasible iff all ``<= 0``), called once
+        per COMPLETE or PRUNED trial in :meth:`after_trial`, as in ``GPSampler`` (module
+        docstring, "Constraints"; Optuna 5 prefers ``trial.set_constraint``, which needs no
+        argument) [None].
     **algorithm_kwargs: passed to the algorithm's constructor (e.g. ``budget``,
         ``d`` for MS-UCB); checked by the algorithm at the first relative sample.
 
@@ -306,6 +334,7 @@ class HDBOSampler(BaseSampler):
         seed: int | None = None,
         n_startup_trials: int | None = None,
         independent_sampler: BaseSampler | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         **algorithm_kwargs: Any,
     ) -> None:
         if not isinstance(algorithm, str):
@@ -321,6 +350,12 @@ class HDBOSampler(BaseSampler):
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise TypeError(f"independent_sampler: expected an optuna BaseSampler, "
                             f"got {independent_sampler!r}")
+        if constraints_func is not None:
+            if not callable(constraints_func):
+                raise TypeError(f"constraints_func: expected a callable or None, "
+                                f"got {constraints_func!r:.80}")
+            warnings.warn(_CONSTRAINTS_FUNC_WARNING, FutureWarning, stacklevel=2)
+        self._constraints_func = constraints_func
         self.algorithm = algorithm
         self._seed = int(seed) if seed is not None else _fresh_seed()
         self._n_startup_trials = None if n_startup_trials is None else int(n_startup_trials)
@@ -370,6 +405,8 @@ class HDBOSampler(BaseSampler):
                     values: Sequence[float] | None) -> None:
         with self._lock:
             self._independent_sampler.after_trial(study, trial, state, values)
+            if self._constraints_func is not None:
+                _process_constraints_after_trial(self._constraints_func, study, trial, state)
 
     # ------------------------------------------------------- search space
     def infer_relative_search_space(self, study: Study,
@@ -524,11 +561,18 @@ class HDBOSampler(BaseSampler):
                           "evaluation (an infinitely good value cannot be modelled)",
                           UserWarning, stacklevel=2)
             y = math.nan
-        return _Entry(t.number, point[0], y, point[1])
+        constraints = t.constraints
+        values = tuple(float(constraints[k]) for k in sorted(constraints, key=_constraint_order))
+        return _Entry(t.number, point[0], y, point[1], values or None)
 
     def _optimizer(self, codec: _Codec, history: list[_Entry]) -> Optimizer:
         """The cached engine optimizer told exactly ``history`` (extended or rebuilt)."""
-        key = (codec.key, self._seed)
+        widths = sorted({len(e.constraints) for e in history if e.constraints is not None})
+        if len(widths) > 1:
+            raise ValueError(f"constraints: the number of constraints must be the same for "
+                             f"all trials; the study's trials have {widths}")
+        width = widths[0] if widths else None
+        key = (codec.key, self._seed, width)
         cache = self._cache
         if (cache is None or cache.key != key or len(cache.told) > len(history)
                 or not all(a.same_as(b) for a, b in zip(cache.told, history, strict=False))):
@@ -540,7 +584,8 @@ class HDBOSampler(BaseSampler):
                 self._told_memo.clear()
         cache.optimizer.clear_pending()
         for entry in history[len(cache.told):]:
-            cache.optimizer.tell(entry.x, entry.y, entry.meta)
+            cache.optimizer.tell(entry.x, entry.y, entry.meta,
+                                 constraints=entry.constraint_row(width))
             cache.told.append(entry)
         return cache.optimizer
 
@@ -614,6 +659,17 @@ class TrialSeededRandomSampler(BaseSampler):
                                                            param_distribution)
 
 
+_CONSTRAINTS_FUNC_WARNING = (
+    "constraints_func has been deprecated in Optuna v5.0.0, whose samplers take it the same "
+    "way; use optuna.trial.Trial.set_constraint instead, which every sampler of hdbo reads.")
+
+
+def _constraint_order(key: str) -> tuple[int, int, str]:
+    """Constraint keys in a fixed order: ``constraints_func``'s "0", "1", ... by number, then
+    ``set_constraint``'s names alphabetically."""
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
+
+
 def _fresh_seed() -> int:
     return int(np.random.SeedSequence().entropy % (2**63))
 
@@ -627,10 +683,12 @@ class _NamedSampler(HDBOSampler):
         seed: int | None = None,
         n_startup_trials: int | None = None,
         independent_sampler: BaseSampler | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         **algorithm_kwargs: Any,
     ) -> None:
         super().__init__(self.algorithm_name, seed=seed, n_startup_trials=n_startup_trials,
-                         independent_sampler=independent_sampler, **algorithm_kwargs)
+                         independent_sampler=independent_sampler,
+                         constraints_func=constraints_func, **algorithm_kwargs)
 
 
 def _named_sampler(entry: Entry) -> type[HDBOSampler]:

@@ -347,3 +347,41 @@ def test_seeding_through_the_parametrization_random_state() -> None:
 
     np.testing.assert_array_equal(run(12), run(12))
     assert not np.array_equal(run(12), run(13))
+
+
+def test_constraint_violation_reaches_the_engine_unpenalised() -> None:
+    opt = H.ParametrizedMSUCB(seed=0, n_init=3)(2, budget=20)
+    told = [(2.0, [0.5, -1.0]), (1.0, [0.0, -2.0]), (3.0, [-1.0, -1.0])]
+    for loss, cv in told:
+        opt.tell(opt.ask(), loss, constraint_violation=cv)
+    np.testing.assert_array_equal(opt.engine.y, [2.0, 1.0, 3.0])  # Nevergrad penalises only
+    np.testing.assert_array_equal(opt.engine.constraints, [cv for _, cv in told])
+    np.testing.assert_array_equal(opt.engine.feasible, [False, True, True])
+    assert opt.engine.best[1] == 1.0
+    assert opt.provide_recommendation().loss == 1.0  # Nevergrad's archive: feasible only
+
+
+def test_constraint_violation_is_checked_before_nevergrad_records_the_tell() -> None:
+    opt = H.ParametrizedMSUCB(seed=0, n_init=3)(2, budget=20)
+    opt.tell(opt.ask(), 1.0, constraint_violation=[0.5])
+    candidate = opt.ask()
+    with pytest.raises(ValueError, match="constraint_violation"):
+        opt.tell(candidate, 1.0, constraint_violation=[0.5, 1.0])
+    with pytest.raises(ValueError, match="constraint_violation"):
+        opt.tell(candidate, 1.0)
+    assert opt.num_tell == 1 and opt.engine.n_told == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ng_errors.NevergradRuntimeWarning)
+        opt.tell(candidate, float("nan"))  # a failed evaluation needs no constraint values
+    assert opt.num_tell == 2 and np.isnan(opt.engine.constraints[1, 0])
+
+
+def test_pickle_keeps_the_constraints_and_resumes_identically() -> None:
+    opt = H.ParametrizedHDBO("msucb", n_init=3)(2, budget=20)
+    opt.parametrization.random_state.seed(1)
+    for _ in range(6):
+        c = opt.ask()
+        opt.tell(c, sphere(c.value), constraint_violation=[0.2 - float(np.sum(c.value))])
+    clone = pickle.loads(pickle.dumps(opt))
+    np.testing.assert_array_equal(clone.engine.constraints, opt.engine.constraints)
+    np.testing.assert_array_equal(clone.ask().value, opt.ask().value)
