@@ -47,6 +47,14 @@ Choices, where skopt's own behaviour does not carry over:
   skopt, which raises "Input y contains infinity" at its next model fit: here
   it is recorded as a failed evaluation (engine contract), the way to report
   an evaluation that crashed.
+* **constraints** (an extension; skopt has none; ``docs/constraints.md``):
+  ``tell(x, y, constraints=c)`` gives constraint values, ``c`` (m,) for one point or (n, m)
+  for a batch, feasible iff every value is ``<= 0`` (NaN counts as violated), under the
+  engine's rules (:mod:`hdbo_engine.base`, "Constraints": the same m every time, with every
+  finite value once given). ``*_minimize(..., constraints=g)`` calls ``g(x)`` (the same list
+  of values ``func`` receives, ``x0`` included) for each evaluated point. With constraints
+  the result's ``x`` and ``fun`` are the best feasible point, or the least violating one
+  before any is feasible, and ``result.constraints`` holds every point's values (n, m).
 * **models** are surrogates for skopt's tools (``plot_objective``,
   ``expected_minimum``): :class:`GPSurrogate`, the engine's Matern-5/2 ARD
   GP on skopt's transformed (normalised, one-hot) inputs. As in skopt one is
@@ -79,6 +87,7 @@ from skopt.utils import check_x_in_space, eval_callbacks, normalize_dimensions
 from hdbo_engine import get_algorithm
 from hdbo_engine.base import Optimizer as EngineOptimizer
 from hdbo_engine.base import Proposal
+from hdbo_engine.constraints import best_index
 from hdbo_engine.gp import GP
 from hdbo_engine.registry import Entry, generate
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
@@ -346,10 +355,11 @@ class HDBOOptimizer:
                           "(no unseen point was found)", UserWarning, stacklevel=3)
 
     # ----------------------------------------------------------------- tell
-    def tell(self, x: Any, y: Any, fit: bool = True) -> OptimizeResult:
+    def tell(self, x: Any, y: Any, fit: bool = True, constraints: Any = None) -> OptimizeResult:
         """Record ``f(x) = y``, or a batch (list of points, list of values); returns the result.
 
-        ``fit=False`` records without adding a surrogate to ``models``.
+        ``fit=False`` records without adding a surrogate to ``models``. ``constraints``: the
+        points' constraint values, (m,) or (n, m) (module docstring) [None].
         """
         x, y = _plain(x), _plain(y)
         try:
@@ -381,7 +391,7 @@ class HDBOOptimizer:
                 if not isinstance(dim, SkCategorical) and not isinstance(value, numbers.Real):
                     raise TypeError(f"x: expected a number for dimension {dim}, got {value!r}")
         cube, metas, matched = self._encode_told(rows)
-        self._record(rows, values, cube, metas, fit)
+        self._record(rows, values, cube, metas, fit, constraints)
         self._asked = [e for e in self._asked if not any(e is m for m in matched)]
         return self.get_result()
 
@@ -408,10 +418,11 @@ class HDBOOptimizer:
         return cube, metas, matched
 
     def _record(self, rows: list[list[Any]], values: list[float], cube: np.ndarray,
-                metas: Sequence[dict[str, Any] | None], fit: bool) -> None:
+                metas: Sequence[dict[str, Any] | None], fit: bool,
+                constraints: Any = None) -> None:
         """Tell the engine, extend Xi/yi and the surrogate data, add a model."""
         transformed = np.asarray(self.space.transform(rows), dtype=float)
-        self.engine.tell(cube, np.asarray(values), list(metas))
+        self.engine.tell(cube, np.asarray(values), list(metas), constraints=constraints)
         self.Xi.extend(rows)
         self.yi.extend(values)
         self._history.append(transformed, np.asarray(values))
@@ -426,9 +437,8 @@ class HDBOOptimizer:
         """The ``OptimizeResult`` a tell would return, without telling."""
         yi = np.asarray(self.yi, dtype=float)
         res = OptimizeResult()
-        finite = np.isfinite(yi)
-        if finite.any():
-            best = int(np.argmin(np.where(finite, yi, np.inf)))
+        best = best_index(yi, self.engine.constraints)
+        if best is not None:
             res.x, res.fun = list(self.Xi[best]), float(yi[best])
         else:
             res.x = list(self.Xi[-1]) if self.Xi else None
@@ -439,6 +449,8 @@ class HDBOOptimizer:
         res.space = self.space
         res.random_state = self.rng
         res.specs = self.specs
+        if self.engine.constraints is not None:
+            res.constraints = self.engine.constraints.copy()
         return res
 
     def run(self, func: Callable[[list[Any]], float], n_iter: int = 1) -> OptimizeResult:
@@ -466,7 +478,8 @@ class HDBOOptimizer:
         new = type(self)(**args)
         if self.Xi:
             new._record([list(p) for p in self.Xi], list(self.yi), self.engine.X.copy(),
-                        [dict(m) for m in self.engine.metas], fit=True)
+                        [dict(m) for m in self.engine.metas], fit=True,
+                        constraints=self.engine.constraints)
         return new
 
 
@@ -511,8 +524,15 @@ def _minimize(
     model_queue_size: int | None,
     algorithm_kwargs: dict[str, Any],
     specs: dict[str, Any],
+    constraints: Callable[[list[Any]], Sequence[float]] | None = None,
 ) -> OptimizeResult:
     """Shared body of the ``*_minimize`` functions (skopt ``base_minimize`` semantics)."""
+    if constraints is not None and not callable(constraints):
+        raise TypeError(f"constraints: expected a callable or None, got {constraints!r:.80}")
+
+    def constraint_values(points: list[Any]) -> list[Sequence[float]] | None:
+        return None if constraints is None else [constraints(p) for p in points]
+
     if x0 is None:
         x0 = []
     elif _is_listlike(x0) and len(x0) and not _is_listlike(x0[0]):
@@ -560,12 +580,14 @@ def _minimize(
             raise ValueError(f"`y0` should be an iterable or a scalar, got {type(y0)}")
         if len(x0) != len(y0):
             raise ValueError("`x0` and `y0` should have the same length")
-        result = opt.tell(x0, y0)
+        result = opt.tell(x0, y0, constraints=constraint_values(x0))
         if eval_callbacks(callbacks, result):
             return result
     for _ in range(n_calls):
         x = opt.ask()
-        result = opt.tell(x, func(x))
+        y = func(x)
+        c = constraint_values([x])
+        result = opt.tell(x, y, constraints=None if c is None else c[0])
         if eval_callbacks(callbacks, result):
             break
     return result
@@ -583,6 +605,7 @@ def hdbo_minimize(
     verbose: bool = False,
     callback: Any = None,
     model_queue_size: int | None = None,
+    constraints: Callable[[list[Any]], Sequence[float]] | None = None,
     **algorithm_kwargs: Any,
 ) -> OptimizeResult:
     """Minimise ``func`` over ``dimensions`` like ``skopt.gp_minimize``, with an engine algorithm.
@@ -594,12 +617,15 @@ def hdbo_minimize(
     ``n_calls``) come first. ``callback`` (a callable or list, e.g.
     ``skopt.callbacks.DeltaYStopper``/``DeadlineStopper``) receives the
     result after each tell and stops the run by returning True. ``budget``
-    passed to the engine defaults to the total number of evaluations.
+    passed to the engine defaults to the total number of evaluations. ``constraints``
+    (optional) receives each evaluated point like ``func`` and returns its constraint
+    values, feasible iff all ``<= 0`` (module docstring).
     Returns skopt's ``OptimizeResult`` (see :class:`HDBOOptimizer`).
     """
     specs = _specs(locals(), "hdbo_minimize")
     return _minimize(func, dimensions, algorithm, n_calls, n_initial_points, x0, y0,
-                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs)
+                     random_state, verbose, callback, model_queue_size, algorithm_kwargs, specs,
+                     constraints)
 
 
 def _named_optimizer(entry: Entry) -> type[HDBOOptimizer]:
@@ -628,15 +654,17 @@ def _named_minimize(entry: Entry) -> Callable[..., OptimizeResult]:
         verbose: bool = False,
         callback: Any = None,
         model_queue_size: int | None = None,
+        constraints: Callable[[list[Any]], Sequence[float]] | None = None,
         **algorithm_kwargs: Any,
     ) -> OptimizeResult:
         args = {"func": func, "dimensions": dimensions, "n_calls": n_calls,
                 "n_initial_points": n_initial_points, "x0": x0, "y0": y0,
                 "random_state": random_state, "verbose": verbose, "callback": callback,
-                "model_queue_size": model_queue_size, "algorithm_kwargs": algorithm_kwargs}
+                "model_queue_size": model_queue_size, "constraints": constraints,
+                "algorithm_kwargs": algorithm_kwargs}
         return _minimize(func, dimensions, entry.name, n_calls, n_initial_points, x0, y0,
                          random_state, verbose, callback, model_queue_size, algorithm_kwargs,
-                         _specs(args, function))
+                         _specs(args, function), constraints)
 
     named_minimize.__name__ = named_minimize.__qualname__ = function
     named_minimize.__module__ = __name__

@@ -257,3 +257,36 @@ def test_minimize_passes_budget_and_algorithm_options():
     assert res.specs["args"]["d"] == 2 and "algorithm_kwargs" not in res.specs["args"]
     opt = adapter.MSUCBOptimizer([(-1.0, 1.0)] * 3, d=2, budget=40)
     assert opt.engine.d == 2 and opt.engine.budget == 40
+
+
+# ---------------------------------------------------------------- constraints
+def test_tell_with_constraints_reports_the_best_feasible_point():
+    opt = adapter.MSUCBOptimizer([(-2.0, 2.0)], n_initial_points=2, random_state=0)
+    res = opt.tell([[0.0], [1.0]], [1.0, 0.5], constraints=[[-1.0], [2.0]])
+    assert res.fun == 1.0 and res.x == [0.0]  # 0.5 is infeasible
+    np.testing.assert_array_equal(res.constraints, [[-1.0], [2.0]])
+    with pytest.raises(ValueError, match="constraints"):
+        opt.tell([1.5], 0.1, constraints=[0.0, 0.0])
+    with pytest.raises(ValueError, match="constraints"):
+        opt.tell([1.5], 0.1)
+    assert len(opt.yi) == 2 and opt.engine.n_told == 2
+    res = opt.tell([-1.0], 0.7, constraints=[0.0])
+    assert res.fun == 0.7 and res.x == [-1.0]
+    np.testing.assert_array_equal(opt.copy().get_result().constraints, res.constraints)
+
+
+def test_minimize_with_constraints_calls_them_per_point_and_returns_feasible():
+    calls = []
+
+    def plane(x):
+        calls.append(list(x))
+        return [x[0]]  # x_0 <= 0 excludes the sphere's centre at 0.3
+
+    res = adapter.hdbo_minimize(_sphere, [(-1.0, 1.0)] * 3, "random", n_calls=12,
+                                random_state=0, x0=[[0.0] * 3], constraints=plane)
+    assert calls == res.x_iters and len(calls) == 12
+    feasible = res.constraints[:, 0] <= 0
+    assert res.x[0] <= 0 and res.fun == min(np.asarray(res.func_vals)[feasible])
+    named = adapter.msucb_minimize(_sphere, [(-1.0, 1.0)] * 3, n_calls=8, random_state=0,
+                                   constraints=plane)
+    assert named.constraints.shape == (8, 1) and named.specs["args"]["constraints"] is plane
