@@ -70,8 +70,9 @@ through its own library's interface: ours ``Optimizer.tell(x, y,
 constraints=c)``; Optuna ``trial.set_constraint`` before ``study.tell``
 (what TPESampler and GPSampler read, the same values ``constraints_func``
 would give; Optuna 5 deprecates ``constraints_func`` for it); Nevergrad
-``tell(candidate, y, constraint_violation=c)``; random search is told them
-and ignores them.
+``tell(candidate, y, constraint_violation=c)``. Random search is told none
+(the engine's ``RandomSearch`` would steer its draws with the constraint models,
+which random search does not do).
 CmaEsSampler, skopt and vanilla BoTorch take no constraints here, so a suite
 listing them for a constrained problem is rejected. The CSV's
 ``best_so_far`` is then the best feasible value so far (``inf`` before the
@@ -113,6 +114,7 @@ SUITE_DIR = Path(__file__).with_name("suites")
 PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-cma",
          "botorch")
 UNCONSTRAINED_PEERS = ("optuna-cmaes", "skopt-gp", "botorch")  # told no constraints here
+UNIFORM_BASELINES = ("random",)  # told no constraints: their draws stay uniform
 
 
 def ours() -> tuple[str, ...]:
@@ -333,7 +335,7 @@ def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
 
     def tell(_token: Any, x: np.ndarray, y: float, constraints: np.ndarray | None = None
              ) -> None:
-        if constraints is None:
+        if constraints is None or base in UNIFORM_BASELINES:
             opt.tell(x, y)
         else:
             opt.tell(x, y, constraints=constraints)
