@@ -45,8 +45,9 @@ value (NaN or +inf) may come without constraints; they are then recorded as NaN.
 least violating one before any is feasible (SCBO's rule); every algorithm's surrogate and
 trust region see the merit value of :func:`hdbo_engine.constraints.merit_values`
 (:attr:`Optimizer.merit`), and every model-based proposal passes
-:func:`hdbo_engine.constraints.steer`. Without constraints nothing of this applies and every
-algorithm behaves exactly as it does unconstrained.
+:func:`hdbo_engine.constraints.steer` (random search's do not: ``steer_proposals``).
+Without constraints nothing of this applies and every algorithm behaves exactly as it does
+unconstrained.
 
 Initial design
 --------------
@@ -139,13 +140,16 @@ class Optimizer(InitialDesign, ABC):
     change them): ``batch_model_limit`` [16], the most model-based points per ask (module
     docstring, "Large batches"); ``enumerate_limit`` [65536], the largest space without Real
     dimensions whose grid is searched for an unseen point (``_accept``);
-    ``default_n_init``, the uniform design's size that the design-size rule starts from.
+    ``default_n_init``, the uniform design's size that the design-size rule starts from;
+    ``steer_proposals`` [True], whether model-based proposals pass
+    :func:`~hdbo_engine.constraints.steer` once constraints were told (module docstring).
     """
 
     name: ClassVar[str] = "base"
     default_n_init: ClassVar[int] = 10
     enumerate_limit: ClassVar[int] = 65536
     batch_model_limit: ClassVar[int] = 16
+    steer_proposals: ClassVar[bool] = True
     options_class: ClassVar[type[Options]] = Options
     presets: ClassVar[dict[str, Options]] = {"practical": Options(), "paper": Options()}
 
@@ -311,7 +315,7 @@ class Optimizer(InitialDesign, ABC):
         if n_model:
             k = min(n_model, self.batch_model_limit)
             proposals = self._propose(k, rng)
-            if self._c is not None and self.best is not None:
+            if self._c is not None and self.steer_proposals and self.best is not None:
                 proposals = steer(self._X, self._c, self.best[0], proposals, rng)
             for x, meta in proposals:
                 out.append(self._accept(x, meta, rng))

@@ -125,6 +125,15 @@ def test_steer_moves_a_likely_infeasible_proposal_to_the_feasible_side():
     assert 0.3 <= moved[0] <= 0.55  # near the boundary x_0 = 0.5, not at the incumbent
 
 
+def test_random_search_stays_uniform_under_constraints():
+    plain, constrained = RandomSearch(3, seed=4), RandomSearch(3, seed=4)
+    for _ in range(12):
+        (p,), (q,) = plain.ask(), constrained.ask()
+        np.testing.assert_array_equal(p.x, q.x)
+        plain.tell(p.x, sphere(p.x))
+        constrained.tell(q.x, sphere(q.x), constraints=[q.x[0] - 0.1])
+
+
 @pytest.mark.parametrize("name", ALGORITHMS)
 def test_rebuild_with_constraints_proposes_the_same_point(name):
     opt = run(name, seed=2, budget=24, dim=6)

@@ -17,11 +17,14 @@ from .msucb import PRESETS as MSUCB_PRESETS
 class RandomSearch(Optimizer):
     """Uniform random search on the unit cube (every point is an initial-design point).
 
-    It never starts at the centre (``init_centre=False``): the baseline stays purely uniform.
+    It never starts at the centre (``init_centre=False``) and its proposals are not steered
+    towards feasibility under constraints (``steer_proposals=False``): the baseline stays
+    purely uniform.
     """
 
     name = "random"
     default_n_init = 1
+    steer_proposals = False
     presets: ClassVar[dict[str, Options]] = {"practical": Options(init_centre=False),
                                              "paper": Options(init_centre=False)}
 
