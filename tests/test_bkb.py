@@ -115,7 +115,7 @@ def test_heavily_pulled_arm_stays_in_the_dictionary(resample):
     left, betas = 0, []
     for _ in range(300):
         opt.tell(arms[0], noise.normal(0.0, 0.1))
-        left += opt._loc_index[arms[0].tobytes()] not in opt._dict_idx.tolist()
+        left += not (opt.dictionary == arms[0]).all(axis=1).any()
         betas.append(opt.ask()[0].meta["beta"])
         opt._pending.clear()
     if resample == "location":

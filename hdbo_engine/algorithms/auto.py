@@ -15,8 +15,9 @@ Rules
 * **Members** [``("goucb", "msucb", "bkb", "cobbo")``; GO-UCB is left out where torch is
   missing]: practical presets. A member is told the history lazily, when it is next chosen:
   its own proposals with their metas, the design's points with theirs, the other members'
-  points as points told without an ask (empty meta), each with its constraints when there
-  are any. Its pending points are Auto's.
+  points with a meta naming their member alone (proposed by an ask, so a member's model
+  takes them in as it would its own: ``hdbo_engine.gp.run_end``), each with its
+  constraints when there are any. Its pending points are Auto's.
 * **Choice** (each model ask): a member's record is its last ``window`` [10] told model
   proposals, each a success when its value is below every finite value told before it.
   With constraints, a success is a feasible value below every finite feasible value told
@@ -170,7 +171,8 @@ class Auto(Optimizer):
         member = self.members[name]
         start = member.n_told
         if start < self.n_told:
-            metas = [m if m.get(_KEY, name) == name else {} for m in self._metas[start:]]
+            metas = [m if m.get(_KEY, name) == name else {_KEY: m[_KEY]}
+                     for m in self._metas[start:]]
             C = None if self._c is None else self._c[start:]
             member.tell(self._X[start:], self._y[start:], metas, constraints=C)
         member.clear_pending()

@@ -52,6 +52,7 @@ that gives the reason and the measurement is in brackets:
 * ``ask(n > 1)`` and pending points: kriging believer on the sketch [#pending-points].
 * The chain's state is recorded in proposal metas for an exact, cheap rebuild
   [#randomness-and-rebuild].
+* A run of points told without a meta enters in steps of 10%, with one refit [#warm-start].
 """
 
 from __future__ import annotations
@@ -65,7 +66,16 @@ from scipy.linalg import cho_solve, eigh
 from scipy.stats import qmc
 
 from ..base import Optimizer, Proposal
-from ..gp import GP, GPParams, kernel_functions, next_refit, robust_cholesky, scaled_sqdist
+from ..gp import (
+    GP,
+    GPParams,
+    kernel_functions,
+    next_refit,
+    robust_cholesky,
+    run_end,
+    scaled_sqdist,
+    told_without_meta,
+)
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
@@ -86,6 +96,7 @@ _DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
 _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
 _STATE_KEY = "bkb_state"  # meta key of a recorded tell-chain state (module docstring)
+_RUN_GROWTH = 0.1  # a run of points told without a meta: each step adds 10% of the history
 _BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "sum_cap")
 
 
@@ -316,6 +327,7 @@ class BKB(Optimizer):
         self._gp = GP(D, kernel_type=o.kernel_type)
         self._kernel = self._initial_kernel()
         self._n_fitted = 0
+        self._n_chain = 0  # evaluations the chain has taken in (the others wait, _on_tell)
         self._sketch_cache: tuple[int, _Sketch] | None = None
         # arm mode: k(arms, s) for the current dictionary's locations, valid for one kernel
         self._col_cache: tuple[_Kernel | None, dict[int, np.ndarray]] = (None, {})
@@ -339,11 +351,13 @@ class BKB(Optimizer):
     @property
     def dictionary_size(self) -> int:
         """``m_t = |S_t|``: the number of inducing points after the last tell."""
+        self._catch_up()
         return len(self._dict_idx)
 
     @property
     def dictionary(self) -> np.ndarray:
         """The dictionary ``S_t`` (m_t, D)."""
+        self._catch_up()
         return self._locs[self._dict_idx]
 
     def predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -372,26 +386,51 @@ class BKB(Optimizer):
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
         """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop), from
         the latest state recorded in ``metas`` when one matches (docs/algorithms/bkb.md,
-        "Randomness and rebuild")."""
-        n0 = self.n_told - len(X)
-        start = self._restore(n0, metas)
-        for j in range(start - n0, len(X)):
-            x = X[j]
-            n = n0 + j  # evaluations before this one
-            sk = self._sketch_at(n)
-            sigma2_new = _mean_var(sk, None, sk.Q_var, x[None, :])[1][0]
-            u = self._add_location(x)
-            sigma2 = np.append(sk.sigma2_u, sigma2_new) if u == len(sk.sigma2_u) \
-                else sk.sigma2_u
-            lev = np.maximum(sigma2, 0.0)
-            if self.resample == "location":  # the c copies' total leverage (module docstring)
-                p_loc = np.minimum(1.0, self.q_bar * self._counts * lev)
-            else:  # Fig. 1 literally: one draw per pull
-                p_loc = 1.0 - (1.0 - np.minimum(1.0, self.q_bar * lev)) ** self._counts
-            rng = np.random.default_rng(np.random.SeedSequence(
-                self.seed, spawn_key=(_DICT_STREAM, n + 1)))
-            self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
-            self._refit(n + 1)
+        "Randomness and rebuild"). Points told without a meta wait until a point with a
+        meta is told or the model is read, and a run of them is taken in a few steps with
+        one refit (:meth:`_take`; docs/algorithms/bkb.md, "Warm start")."""
+        for x in X:
+            self._add_location(x)
+        self._n_chain = self._restore(self._n_chain, metas)
+        bare = told_without_meta(self.metas)
+        with_meta = np.flatnonzero(~bare[self._n_chain:])
+        end = self._n_chain + int(with_meta[-1]) + 1 if len(with_meta) else self._n_chain
+        while self._n_chain < end:
+            self._take(run_end(self._n_chain + 1, bare[:end]))
+
+    def _catch_up(self) -> None:
+        """Take the waiting points told without a meta (if any) into the chain."""
+        if self._n_chain < self.n_told:
+            self._take(self.n_told)
+
+    def _take(self, n: int) -> None:
+        """Advance the chain to ``n`` evaluations: one step (Fig. 1's inner loop) for one
+        evaluation; a run of points told without a meta in steps that grow the history by
+        :data:`_RUN_GROWTH` (at least one point each), as BBKB resparsifies once per batch
+        (Calandriello et al., "Near-linear time Gaussian process optimization with
+        adaptive batching and resparsification", ICML 2020); then the refit checkpoint, if
+        one is due, once (no proposal was made from a fit inside the run)."""
+        while self._n_chain < n:
+            self._step(min(n, next_refit(self._n_chain, _RUN_GROWTH)))
+        self._refit(n)
+
+    def _step(self, n: int) -> None:
+        """One resampling of the dictionary after evaluations ``self._n_chain`` to ``n - 1``:
+        their leverage under the sketch before the step, then the stream's draw for ``n``."""
+        sk = self._sketch_at(self._n_chain)
+        locs, counts = self._locations(n)
+        sigma2 = sk.sigma2_u
+        if len(locs) > len(sigma2):  # locations new in this step
+            sigma2 = np.append(sigma2, _mean_var(sk, None, sk.Q_var, locs[len(sigma2):])[1])
+        lev = np.maximum(sigma2, 0.0)
+        if self.resample == "location":  # the c copies' total leverage (module docstring)
+            p_loc = np.minimum(1.0, self.q_bar * counts * lev)
+        else:  # Fig. 1 literally: one draw per pull
+            p_loc = 1.0 - (1.0 - np.minimum(1.0, self.q_bar * lev)) ** counts
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed,
+                                                           spawn_key=(_DICT_STREAM, n)))
+        self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
+        self._n_chain = n
 
     def _fingerprint(self, n: int) -> str:
         """Hash of the settings that shape the chain and of the first n evaluations."""
@@ -406,6 +445,7 @@ class BKB(Optimizer):
         ``{"n", "dictionary", "n_fitted", "kernel", "gp", "fp"}``: what :meth:`_restore`
         needs to continue the chain from ``n`` without replaying it (module docstring).
         """
+        self._catch_up()
         k, gp = self._kernel, self._gp
         return {"n": self.n_told, "dictionary": [int(i) for i in self._dict_idx],
                 "n_fitted": self._n_fitted,
@@ -431,7 +471,7 @@ class BKB(Optimizer):
                 params = GPParams(np.asarray(g_ls, dtype=float), float(g_s2), float(g_noise))
                 dictionary = np.asarray(st["dictionary"], dtype=int)
                 n_fitted = int(st["n_fitted"])
-                n_locs = len(self._loc_index.keys() | {x.tobytes() for x in self.X[n0:n]})
+                n_locs = len(self._locations(n)[0])
                 ok = (ok and kernel.lengthscales.shape == params.lengthscales.shape == (self.dim,)
                       and dictionary.ndim == 1 and bool(np.all((dictionary >= 0)
                                                                & (dictionary < n_locs))))
@@ -439,14 +479,21 @@ class BKB(Optimizer):
                 ok = False
             if not ok:
                 continue
-            for x in self.X[n0:n]:
-                self._add_location(x)
             self._dict_idx, self._kernel, self._n_fitted = dictionary, kernel, n_fitted
             gp = GP(self.dim, kernel_type=self.kernel_type)
             gp.params, gp.y_std, gp.fitted = params, float(g_std), bool(g_fitted)
             self._gp, self._sketch_cache = gp, None
             return n
         return n0
+
+    def _locations(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct locations of the first ``n`` evaluations and their counts (locations
+        are numbered in order of first evaluation)."""
+        if n == self.n_told:
+            return self._locs, self._counts
+        of_told = np.asarray(self._loc_of_told[:n], dtype=int)
+        m = int(of_told.max()) + 1 if n else 0
+        return self._locs[:m], np.bincount(of_told, minlength=m)
 
     def _add_location(self, x: np.ndarray) -> int:
         key = x.tobytes()
@@ -519,6 +566,7 @@ class BKB(Optimizer):
         return np.sort(np.concatenate([first, rest])[:self.fit_max_points])
 
     def _sketch(self) -> _Sketch:
+        self._catch_up()
         return self._sketch_at(self.n_told)
 
     def _sketch_at(self, n: int) -> _Sketch:
@@ -526,17 +574,17 @@ class BKB(Optimizer):
         if self._sketch_cache is not None and self._sketch_cache[0] == n:
             return self._sketch_cache[1]
         kernel, lam = self._kernel, self._lam(self._kernel)
-        locs = self._locs
+        locs, counts = self._locations(n)
         S = locs[self._dict_idx]
         KA = self._arm_columns(kernel)
-        arm_of = np.asarray(self._arm_of_loc, dtype=int)
+        arm_of = np.asarray(self._arm_of_loc[:len(locs)], dtype=int)
         if KA is not None and (arm_of >= 0).all():  # every location is an arm: reuse KA's rows
             K_SS, K_US = KA[arm_of[self._dict_idx]], KA[arm_of]
         else:
             K_SS, K_US = _kernel_matrix(kernel, S, S), _kernel_matrix(kernel, locs, S)
         W = _inverse_sqrt(K_SS)
         Zu = K_US @ W.T
-        V = (Zu.T * self._counts) @ Zu
+        V = (Zu.T * counts) @ Zu
         V[np.diag_indices_from(V)] += lam
         L = _cholesky(V)
         Q_var = W.T @ (W - lam * _chol_solve(L, W))

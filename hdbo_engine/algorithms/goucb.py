@@ -51,6 +51,8 @@ that gives the reason and the measurement is in brackets:
 * Pending points add their gradients to ``Sigma``, so a batch spreads out [#pending-points].
 * Fits are recorded in proposal metas for an exact, cheap rebuild
   [#state-from-history-and-rebuild].
+* A refit due among points told without a meta happens once, at their run's end
+  [#warm-start].
 * Known limitations: corner queries on misspecified problems; ``hd``'s Hopper [#limitations].
 """
 
@@ -64,6 +66,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..base import Optimizer
+from ..gp import run_end, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
@@ -541,9 +544,18 @@ class GOUCB(Optimizer):
             self._w = p1["w0"].clone()
             self._b = torch.zeros_like(self._w)
         y_all = impute_failures(self.merit)
+        bare = told_without_meta(self.metas)
         if self.refit_every and np.isfinite(self.merit[0]):  # prefix-consistent imputation
-            self._restore_refit(end, y_all)
-        for i in range(end + self._n_done, self.n_told):
+            self._restore_refit(end, y_all, bare)
+        i = end + self._n_done
+        while i < self.n_told:
+            due = end + self.refit_every * (self._n_done // self.refit_every + 1) \
+                if self.refit_every else self.n_told + 1
+            if due <= self.n_told and bare[i:due].all():  # a refit due in a run: at its end
+                n = run_end(due, bare)
+                self._refit(n, y_all[:n], self._anchor["w0"])
+                self._n_done, i = n - end, n
+                continue
             a = self._anchor
             x = self._tensor(self.X[i])
             z = -(y_all[i] - a["mean"]) / a["std"]
@@ -554,18 +566,24 @@ class GOUCB(Optimizer):
             self._n_done += 1
             if self.refit_every and self._n_done % self.refit_every == 0:
                 self._refit(i + 1, y_all[: i + 1])
+            i += 1
         return p1
 
-    def _refit(self, n: int, y: np.ndarray) -> None:
+    def _refit(self, n: int, y: np.ndarray, start: Any = None) -> None:
         """Refit the oracle on the first ``n`` told points and restart eq. (3)-(5) from it.
 
-        The fit (eq. 2, ``refit_maxiter`` iterations) starts from the current ``w_t``; then
-        ``Sigma`` holds every told point's gradient at the new ``w_0`` and
-        ``w_t`` is eq. (5) as if all of them had been observed at ``w_0``.
+        The fit (eq. 2, ``refit_maxiter`` iterations) starts from ``start``, by default the
+        current ``w_t``; then ``Sigma`` holds every told point's gradient at the new ``w_0``
+        and ``w_t`` is eq. (5) as if all of them had been observed at ``w_0``.
+
+        A refit due inside a run of points told without a meta happens once, at the run's
+        end (:func:`~hdbo_engine.gp.run_end`), started from the latest fit's ``w_0``: the
+        per-point steps of the run are not taken, since the refit replaces them.
         """
         mean, std = self._standardise(y)
         Xt, zt = self._tensor(self.X[:n]), self._tensor(-(y - mean) / std)
-        w0, loss = self._least_squares(self._w, Xt, zt, self.refit_maxiter)
+        w0, loss = self._least_squares(self._w if start is None else start, Xt, zt,
+                                       self.refit_maxiter)
         if not math.isfinite(loss):
             w0 = self._anchor["w0"]
         self._anchor_at(n, y, w0)
@@ -612,12 +630,13 @@ class GOUCB(Optimizer):
                 continue
         return None
 
-    def _restore_refit(self, end: int, y_all: np.ndarray) -> None:
-        """Jump to the latest refit recorded in the told metas that is ahead of the replay."""
+    def _restore_refit(self, end: int, y_all: np.ndarray, bare: np.ndarray) -> None:
+        """Jump to the latest refit recorded in the told metas that is ahead of the replay
+        (at a refit position, or inside a run of points told without a meta, :meth:`_refit`)."""
         done = end + self._n_done
         ns = {st["n"] for m in self.metas if isinstance(st := m.get(_REFIT_KEY), dict)
               and isinstance(st.get("n"), int) and done < st["n"] <= self.n_told
-              and (st["n"] - end) % self.refit_every == 0}
+              and ((st["n"] - end) % self.refit_every == 0 or bare[st["n"] - 1])}
         for n in sorted(ns, reverse=True):
             hit = self._recorded(_REFIT_KEY, n)
             if hit is not None:

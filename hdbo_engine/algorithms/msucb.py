@@ -46,6 +46,8 @@ that gives the reason and the measurement is in brackets:
 * ``ask(n > 1)`` and pending points: kriging believer [#parallel-proposals].
 * Hyperparameter checkpoints in proposal metas make a rebuild exact and cheap
   [#hyperparameters-and-rebuild].
+* A checkpoint due among points told without a meta moves to the end of their run
+  [#warm-start].
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ import numpy as np
 
 from ..acquisition import log_expected_improvement, ucb
 from ..base import Optimizer
-from ..gp import GP, HyperparameterChain
+from ..gp import GP, HyperparameterChain, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
@@ -244,7 +246,8 @@ class MSUCB(Optimizer):
         if np.isfinite(self.merit).sum() < 2:
             return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
         states = meta_records([*self.metas, *(p.meta for p in self._pending)], _CHAIN_KEY)
-        gp = self.chain.model(self.X, self.merit, states=states)
+        gp = self.chain.model(self.X, self.merit, states=states,
+                              bare=told_without_meta(self.metas))
         state = self.chain.state(self.X, self.merit)
         record = state is not None and not has_record(states, state["fp"])
         incumbent = gp.X[int(np.argmax(gp.z))]
