@@ -13,6 +13,9 @@ random search.
 ``--told`` [300] uniform points in ``--dim`` [124] dimensions with ``--constraints`` [68]
 random linear constraints, each violated by about half the points (MOPTA08's size).
 
+``--fit-points`` sets :data:`~hdbo_engine.constraints.FIT_POINTS` (the told points each
+constraint GP's hyperparameters are fitted on) for both measurements.
+
 Single process, one thread; CPU time (``time.process_time``):
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
@@ -30,6 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import hdbo_engine.base as base
+import hdbo_engine.constraints as constraints
 from hdbo_engine import get_algorithm
 from hdbo_engine.constraints import steer
 
@@ -81,7 +85,9 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=124)
     parser.add_argument("--told", type=int, default=300)
     parser.add_argument("--constraints", type=int, default=68)
+    parser.add_argument("--fit-points", type=int, default=constraints.FIT_POINTS)
     args = parser.parse_args()
+    constraints.FIT_POINTS = args.fit_points
     with threadpool_limits(1):
         quality(args.algorithms.split(","), args.budget, args.seeds)
         if args.cost:

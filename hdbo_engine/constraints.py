@@ -26,7 +26,8 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
 * **Proposal step** (:func:`steer`), applied by :meth:`hdbo_engine.base.Optimizer.ask` to
   every model-based proposal of every algorithm once constraints were told: one exact GP per
   constraint (:class:`hdbo_engine.gp.GP`, on the :data:`MAX_POINTS` [300] told points nearest
-  the incumbent, constraints never violated among them left out) gives the probability of
+  the incumbent, hyperparameters fitted on the :data:`FIT_POINTS` [100] nearest, constraints
+  never violated among them left out) gives the probability of
   feasibility ``PoF(x) = prod_j Phi(-mu_j(x) / sigma_j(x))`` (independent constraints, as in
   Gardner et al., ICML 2014, and Optuna's GPSampler). A proposal with ``PoF >= 1/2`` is
   kept; otherwise, among :data:`N_CANDIDATES` [256] candidates (the segment from the
@@ -51,7 +52,8 @@ from .util import as_float_array
 __all__ = ["feasible_mask", "violation", "best_index", "merit_values", "check_constraints",
            "steer"]
 
-MAX_POINTS = 300  # told points each constraint's GP is fitted on (nearest the incumbent)
+MAX_POINTS = 300  # told points each constraint's GP is conditioned on (nearest the incumbent)
+FIT_POINTS = 100  # the nearest of them its hyperparameters are fitted on
 N_CANDIDATES = 256  # candidates per steered proposal
 MIN_STEP = 0.025  # smallest standard deviation of the steps around a proposal
 FIT_MAXITER = 30  # L-BFGS-B iterations of each constraint GP's hyperparameter fit
@@ -139,9 +141,9 @@ def probability_of_feasibility(models: list[GP], X: np.ndarray) -> np.ndarray:
 
 def constraint_models(X: np.ndarray, C: np.ndarray, centre: np.ndarray) -> list[GP]:
     """One GP per constraint that some of the :data:`MAX_POINTS` told points nearest
-    ``centre`` violate; a NaN or +inf value enters as the constraint's largest finite value,
-    -inf as its smallest."""
-    if len(X) > MAX_POINTS:
+    ``centre`` violate, its hyperparameters fitted on the :data:`FIT_POINTS` nearest; a NaN
+    or +inf value enters as the constraint's largest finite value, -inf as its smallest."""
+    if len(X) > FIT_POINTS:
         near = np.argsort(np.abs(X - centre).sum(axis=1), kind="stable")[:MAX_POINTS]
         X, C = X[near], C[near]
     models = []
@@ -150,7 +152,8 @@ def constraint_models(X: np.ndarray, C: np.ndarray, centre: np.ndarray) -> list[
         if not finite.any() or (c <= 0.0).all():
             continue
         c = np.where(finite, c, np.where(c < 0, c[finite].min(), c[finite].max()))
-        models.append(GP(X.shape[1], fit_maxiter=FIT_MAXITER).fit(X, c))
+        gp = GP(X.shape[1], fit_maxiter=FIT_MAXITER).fit(X[:FIT_POINTS], c[:FIT_POINTS])
+        models.append(gp.set_data(X, c) if len(X) > FIT_POINTS else gp)
     return models
 
 

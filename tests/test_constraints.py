@@ -10,7 +10,13 @@ from threadpoolctl import threadpool_limits
 
 from hdbo_engine import get_algorithm, minimize
 from hdbo_engine.algorithms.baselines import RandomSearch
-from hdbo_engine.constraints import merit_values, steer
+from hdbo_engine.constraints import (
+    FIT_POINTS,
+    MAX_POINTS,
+    constraint_models,
+    merit_values,
+    steer,
+)
 
 # D = 10 sphere centred at A, with the linear constraint sum(x) >= S excluding its centre.
 # The constrained optimum is the projection of A onto the plane sum(x) = S:
@@ -132,6 +138,19 @@ def test_random_search_stays_uniform_under_constraints():
         np.testing.assert_array_equal(p.x, q.x)
         plain.tell(p.x, sphere(p.x))
         constrained.tell(q.x, sphere(q.x), constraints=[q.x[0] - 0.1])
+
+
+def test_constraint_models_condition_on_the_nearest_points_and_skip_inactive_ones():
+    rng = np.random.default_rng(1)
+    X = rng.random((MAX_POINTS + 50, 2))
+    C = np.column_stack([X[:, 0] - 0.5, -1.0 - X[:, 1]])  # the second is never violated
+    centre = np.array([0.5, 0.5])
+    (model,) = constraint_models(X, C, centre)
+    assert FIT_POINTS < len(model.X) == MAX_POINTS
+    nearest = np.sort(np.abs(X - centre).sum(axis=1))[:MAX_POINTS]
+    np.testing.assert_allclose(np.sort(np.abs(model.X - centre).sum(axis=1)), nearest)
+    mean, _ = model.predict(np.array([[0.2, 0.5], [0.8, 0.5]]))
+    np.testing.assert_allclose(mean, [-0.3, 0.3], atol=0.05)  # c = x_0 - 0.5
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
