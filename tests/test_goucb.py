@@ -43,7 +43,23 @@ def test_registry_and_contract() -> None:
     assert np.isfinite(opt.best[1])
     (p,) = opt.ask()
     assert np.isfinite(p.meta["ucb"])
-    assert opt.paper_output(seed=0) is not None
+
+
+def test_paper_output_is_a_phase_two_query_drawn_uniformly() -> None:
+    """Algorithm 1's output: one of the Phase II queries (the told points after the design),
+    each with probability 1 / (number of Phase II queries); None before Phase II."""
+    opt = GOUCB(3, seed=1, budget=16, n_init=4, init_design="uniform", line_search=False,
+                **FAST)
+    rng = np.random.default_rng(0)
+    X1 = rng.random((4, 3))
+    opt.tell(X1, sphere(X1), [{"init": True}] * 4)
+    assert opt.paper_output(seed=0) is None  # the design only
+    X2 = rng.random((5, 3))
+    opt.tell(X2, sphere(X2))
+    draws = np.array([opt.paper_output(seed=s) for s in range(500)])
+    rows = [int(np.flatnonzero((X2 == x).all(axis=1))[0]) for x in draws]  # only Phase II rows
+    counts = np.bincount(rows, minlength=5)
+    assert counts.min() > 70 and counts.max() < 130  # 100 each expected (sd 9)
 
 
 def test_default_n_init_without_budget() -> None:

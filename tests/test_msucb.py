@@ -90,30 +90,44 @@ def test_paper_preset_is_the_papers_configuration():
     assert MSUCB(30, trust_region=False).trust_region is None
 
 
+def _told_design(opt: MSUCB, problem, n: int, seed: int) -> np.ndarray:
+    """Tell ``n`` uniform initial-design points; return the incumbent."""
+    X = np.random.default_rng(seed).random((n, opt.dim))
+    opt.tell(X, [float(problem.evaluate_unit(x)[0]) for x in X], [{"init": True}] * n)
+    return X[int(np.argmin(opt.y))]
+
+
 def test_trust_region_confines_proposals_around_the_incumbent():
+    """failure_tol = 3 and six model points worse than the design: TuRBO halves the side
+    twice, 0.8 -> 0.4 -> 0.2, so the region is the incumbent +- 0.1, clipped to the cube."""
     problem = make_problem("ackley", 20)
-    opt = _run(MSUCB(20, d=4, seed=5, n_init=6, failure_tol=3, n_perturb=None), problem, 30)
-    assert opt.trust_region.length < opt.trust_region.length_init  # it has shrunk
-    incumbent = opt.X[int(np.argmin(opt.y))]
-    lo, hi = opt.trust_region.bounds(incumbent)
+    opt = MSUCB(20, d=4, seed=5, n_init=6, failure_tol=3, n_perturb=None,
+                init_design="uniform", line_search=False)
+    incumbent = _told_design(opt, problem, 6, seed=5)
+    worse = np.random.default_rng(6).random((6, 20))
+    opt.tell(worse, opt.y.max() + 1.0 + np.arange(6))  # six failures
+    lo, hi = np.clip(incumbent - 0.1, 0.0, 1.0), np.clip(incumbent + 0.1, 0.0, 1.0)
     (p,) = opt.ask()
+    assert p.meta["t"] == 7  # six model points so far, plus one
     assert np.all(p.x >= lo - 1e-12) and np.all(p.x <= hi + 1e-12)
-    Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]  # the stored draw, mapped into the region
+    Z = opt.subspaces(7)[p.meta["subspace"]]  # the stored draw, mapped into the region
     np.testing.assert_allclose(p.x[opt.fixed], lo[opt.fixed] + Z * (hi - lo)[opt.fixed])
 
 
 def test_n_perturb_keeps_the_incumbents_values_outside_the_mask():
     problem = make_problem("ackley", 40)
-    opt = _run(MSUCB(40, d=4, seed=2, n_init=8, n_perturb=6), problem, 20)
+    opt = MSUCB(40, d=4, seed=2, n_init=8, n_perturb=6, init_design="uniform",
+                line_search=False)
+    incumbent = _told_design(opt, problem, 8, seed=2)
     masks = opt.masks(12)
-    assert masks.shape == opt.subspaces(12).shape
-    assert 0.05 < masks.mean() < 0.35  # 6 of the 36 fixed coordinates, on average
+    assert masks.shape == opt.subspaces(12).shape == (120, 36)
+    assert 0.12 < masks.mean() < 0.21  # each of the 36 fixed coordinates with p = 6 / 36
     np.testing.assert_array_equal(MSUCB(40, d=4, seed=2, n_perturb=6).masks(12), masks)
-    incumbent = opt.X[int(np.argmin(opt.y))]
-    (p,) = opt.ask()
-    mask = opt.masks(p.meta["t"])[p.meta["subspace"]]
-    lo, hi = opt.trust_region.bounds(incumbent)
-    Z = opt.subspaces(p.meta["t"])[p.meta["subspace"]]
+    (p,) = opt.ask()  # no model point yet: t = 1 and the side is still 0.8
+    assert p.meta["t"] == 1
+    lo, hi = np.clip(incumbent - 0.4, 0.0, 1.0), np.clip(incumbent + 0.4, 0.0, 1.0)
+    mask = opt.masks(1)[p.meta["subspace"]]
+    Z = opt.subspaces(1)[p.meta["subspace"]]
     fixed = p.x[opt.fixed]
     np.testing.assert_array_equal(fixed[~mask], incumbent[opt.fixed][~mask])
     np.testing.assert_allclose(fixed[mask], (lo[opt.fixed] + Z * (hi - lo)[opt.fixed])[mask])
