@@ -447,3 +447,275 @@ def test_model_phase_beats_random_draws_after_the_same_history(name, D, f):
         theirs.append(random_best(D, f, steps, seed))
     assert np.median(ours) < 0.7 * np.median(theirs), (ours, theirs)
     assert sum(o < r for o, r in zip(ours, theirs, strict=True)) >= 3, (ours, theirs)
+
+
+# ------------------------------------------------- MS-UCB's proposal step, piece by piece
+
+
+def _msucb_told(D=5, d=2, n_model=4, **kwargs) -> MSUCB:
+    """MS-UCB after 4 uniform design points and ``n_model`` model points of the sphere."""
+    opt = MSUCB(D, d=d, seed=7, n_init=4, init_design="uniform", line_search=False, **kwargs)
+    told_history(opt, shifted_sphere, 4, seed=7)
+    X = np.random.default_rng(8).random((n_model, D))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    return opt
+
+
+def _hand_ucb(opt: MSUCB, X: np.ndarray, t: int) -> np.ndarray:
+    """mu + sqrt(0.1 beta_t) sigma of the standardised GP of -y (module docstring)."""
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, X)
+    return mean + math.sqrt(0.1 * paper_msucb_beta(t, opt.d, opt.dim)) * np.sqrt(var)
+
+
+def test_msucb_starts_lbfgsb_from_each_subspaces_best_candidates(monkeypatch):
+    """No screening (n_optimize=None): every subspace of Z_t gets ``restarts`` starts, its
+    candidates with the highest UCB; the proposal is the best L-BFGS-B result."""
+    opt = _msucb_told(N0=3, restarts=2, trust_region=False, n_perturb=None, n_optimize=None)
+    cand = Capture(MSUCB._candidates)
+    monkeypatch.setattr(MSUCB, "_candidates", lambda self, *a: cand(self, *a))
+    runs = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    t = 5  # four model points so far, plus one
+    Z = opt.subspaces(t)
+    assert Z.shape == (15, 3)
+    C = cand.returned
+    assert C.shape == (32, 2)
+    ((_, Y0, lo, hi),) = [call[:4] for call in runs.calls]
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    np.testing.assert_array_equal(C[0], incumbent[3:])  # the incumbent's free coordinates
+    expected = []
+    for i in range(15):
+        full = np.hstack([np.repeat(Z[i][None], 32, 0), C])
+        order = np.argsort(-_hand_ucb(opt, full, t))
+        expected.extend(C[order[:2]])
+    np.testing.assert_allclose(Y0, np.array(expected), rtol=0, atol=0)
+    Y, vals = runs.returned
+    k = int(np.argmax(vals))
+    np.testing.assert_array_equal(p.x, np.hstack([Z[k // 2], Y[k]]))
+    assert (p.meta["t"], p.meta["subspace"]) == (t, k // 2)
+
+
+def test_msucb_screens_subspaces_on_their_best_candidate(monkeypatch):
+    """n_optimize=2 of 6 subspaces, screen_budget=30: each subspace is scored on the first
+    30 // 6 = 5 candidates and the two with the highest maximum are refined."""
+    opt = _msucb_told(N0=6, restarts=1, trust_region=False, n_perturb=None, n_optimize=2,
+                      screen_budget=30, n_model=0)
+    cand = Capture(MSUCB._candidates)
+    monkeypatch.setattr(MSUCB, "_candidates", lambda self, *a: cand(self, *a))
+    runs = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    Z, C = opt.subspaces(1), cand.returned
+    best = [_hand_ucb(opt, np.hstack([np.repeat(z[None], 5, 0), C[:5]]), 1).max() for z in Z]
+    chosen = list(np.argsort(best)[::-1][:2])
+    ((_, Y0),) = [call[:2] for call in runs.calls]
+    Y, vals = runs.returned
+    k = int(np.argmax(vals))
+    assert p.meta["subspace"] == chosen[k]
+    for j, i in enumerate(chosen):  # one start each: its best candidate over all 32
+        scores = _hand_ucb(opt, np.hstack([np.repeat(Z[i][None], 32, 0), C]), 1)
+        np.testing.assert_array_equal(Y0[j], C[int(np.argmax(scores))])
+
+
+def test_msucb_never_proposes_a_told_point_when_another_result_is_unseen(monkeypatch):
+    """The best L-BFGS-B result is a told point (subspace 4, start 12 of 18): the proposal
+    is the best of the others."""
+    opt = _msucb_told(N0=1, restarts=3, trust_region=False, n_perturb=None)
+    told = np.hstack([opt.subspaces(5)[4], [0.3, 0.4]])
+    opt.tell(told, shifted_sphere(told))  # a fifth model point: t = 6, six subspaces
+
+    def fake(acq, Y0, lo, hi):
+        Y, vals = Y0.copy(), np.arange(18.0)
+        Y[12], vals[12] = told[3:], 100.0
+        return Y, vals
+
+    runs = Capture(fake)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    Y0 = runs.calls[0][1]
+    np.testing.assert_array_equal(p.x, np.hstack([opt.subspaces(6)[5], Y0[17]]))
+    assert (p.meta["t"], p.meta["subspace"]) == (6, 5)
+
+
+def test_msucb_batch_counts_each_fantasy_in_t_and_records_the_chain_once():
+    opt = _msucb_told(N0=2, n_model=3)
+    batch = opt.ask(3)
+    assert [p.meta["t"] for p in batch] == [4, 5, 6]
+    assert "gp_chain" in batch[0].meta and all("gp_chain" not in p.meta for p in batch[1:])
+    X = np.array([p.x for p in batch])
+    assert len({tuple(x) for x in X}) == 3
+    (after,) = opt.ask()  # the three pending points count as well
+    assert after.meta["t"] == 7 and "gp_chain" not in after.meta
+
+
+def test_msucb_with_fewer_than_two_finite_values_draws_uniformly():
+    opt = MSUCB(3, seed=0, n_init=1, init_design="uniform", line_search=False,
+                init_centre=False)
+    opt.tell(np.full(3, 0.5), 1.0, {"init": True})
+    opt.tell(np.full(3, 0.2), float("nan"))
+    (p,) = opt.ask()
+    assert p.meta == {"random": True}
+
+
+def test_msucb_d_zero_proposes_the_unseen_point_of_z_t_with_the_highest_ucb():
+    opt = _msucb_told(d=0, N0=4, trust_region=False, n_perturb=None, n_model=2)
+    (p,) = opt.ask()
+    t = 3
+    Z = opt.subspaces(t)
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, Z)
+    beta = 0.1 * 4 * math.log(math.pi**2 * t**2 / 0.2)  # d = 0: 4 log(pi^2 t^2 / (2 delta))
+    scores = mean + math.sqrt(beta) * np.sqrt(var)
+    k = int(np.argmax(scores))
+    np.testing.assert_array_equal(p.x, Z[k])
+    assert (p.meta["t"], p.meta["subspace"]) == (t, k)
+
+
+def test_msucb_candidates_are_the_incumbent_local_draws_and_uniform_draws():
+    opt = MSUCB(6, d=3, seed=0)
+    lo, hi = np.array([0.2, 0.0, 0.5]), np.array([0.6, 1.0, 0.9])
+    y_inc = np.array([0.4, 0.5, 0.6])
+    C = opt._candidates(y_inc, lo, hi, 400, np.random.default_rng(0))
+    assert C.shape == (400, 3)
+    np.testing.assert_array_equal(C[0], y_inc)
+    assert (C >= lo).all() and (C <= hi).all()
+    width = hi - lo
+    local, uniform = (C[1:101] - y_inc) / width, (C[101:] - lo) / width
+    # 100 = 400 // 4 local draws, N(0, 0.1) of the side, clipped into the box
+    assert np.abs(local).max() < 0.45
+    assert np.std(local[:, 1]) == pytest.approx(0.1, rel=0.2)
+    assert uniform.mean() == pytest.approx(0.5, abs=0.03)
+    assert np.std(uniform) == pytest.approx(math.sqrt(1 / 12), rel=0.1)
+
+
+# ------------------------------------------------------- CobBO's stage 1 and stage 2 data
+
+
+def _hand_rbf_length(X: np.ndarray) -> float:
+    """scipy's legacy Rbf epsilon: the edge of the cube each point owns in the bounding box."""
+    edges = X.max(0) - X.min(0)
+    edges = edges[edges > 0]
+    return float(np.prod(edges) / len(X)) ** (1.0 / len(edges))
+
+
+def test_cobbo_rbf_length_is_the_edge_each_point_owns():
+    X = np.array([[0.0, 0.1, 0.5], [0.4, 0.1, 0.5], [0.2, 0.9, 0.5], [0.1, 0.3, 0.5]])
+    # edges 0.4 and 0.8 (the third is flat): (0.32 / 4) ** (1 / 2)
+    assert cobbo_module.rbf_length(X) == pytest.approx(math.sqrt(0.08))
+    assert cobbo_module.rbf_length(np.full((3, 2), 0.5)) == 1.0
+    values, length = cobbo_module.rbf_estimate(X[:1], np.array([3.0]), X)
+    np.testing.assert_array_equal(values, 3.0)
+
+
+def test_cobbo_stage_one_keeps_real_points_and_estimates_virtual_ones():
+    """Eq. (1): every told point projected onto the pivot's subspace; a real observation
+    where one coincides, else the multiquadric RBF estimate with extra noise
+    0.05 min(1, (shift / length)^2); the 4 nearest the pivot (max_gp_points)."""
+    from scipy.interpolate import RBFInterpolator
+
+    D, C = 4, np.array([0, 2])
+    opt = CobBO(D, seed=0, n_init=8, init_design="uniform", line_search=False,
+                max_gp_points=4, virtual_noise=0.05)
+    rng = np.random.default_rng(11)
+    X = rng.random((8, D))
+    V = X[3].copy()
+    X[5, [1, 3]] = V[[1, 3]]  # a real point of the pivot's subspace, near the pivot
+    X[5, C] = V[C] + 0.01
+    X[6, C] = X[1, C]  # the block coordinates of point 1, half as far from the subspace
+    X[6, [1, 3]] = V[[1, 3]] + 0.5 * (X[1, [1, 3]] - V[[1, 3]])
+    y = np.array([shifted_sphere(x) for x in X])
+    opt.tell(X, y, [{"init": True}] * 8)
+    Xb, zb, extra = opt._subspace_data(V, C)
+    shift = np.linalg.norm(X[:, [1, 3]] - V[[1, 3]], axis=1)
+    distinct = [i for i in range(8) if i != 1]  # 1 and 6 coincide on C; 6 is nearer
+    dist = np.linalg.norm(X[distinct][:, C] - V[C], axis=1)
+    keep = [distinct[i] for i in np.argsort(dist, kind="stable")[:4]]
+    np.testing.assert_array_equal(Xb, X[keep][:, C])
+    assert 3 in keep and 5 in keep  # the pivot and the real point, distance 0 and small
+    length = _hand_rbf_length(X)
+    rbf = RBFInterpolator(X, y, kernel="multiquadric", epsilon=1.0 / length, degree=-1)
+    for row, i in enumerate(keep):
+        if i in (3, 5):
+            assert zb[row] == y[i] and extra[row] == 0.0
+        else:
+            q = V.copy()
+            q[C] = X[i, C]
+            assert zb[row] == pytest.approx(float(rbf(q[None])[0]), rel=1e-8)
+            assert extra[row] == pytest.approx(0.05 * min(1.0, (shift[i] / length) ** 2))
+    assert extra.max() > 0
+
+
+def test_cobbo_fits_its_block_gp_on_the_stage_one_data_of_minus_y(monkeypatch):
+    D = 5
+    opt = CobBO(D, seed=2, n_init=6, init_design="uniform", line_search=False, block_sizes=(2,))
+    told_history(opt, shifted_sphere, 6, seed=2)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    Xb, zb, extra = opt._subspace_data(V, C)
+    gps = []
+    real = CobBO._maximize
+    monkeypatch.setattr(CobBO, "_maximize", lambda self, gp, *a: gps.append(gp)
+                        or real(self, gp, *a))
+    (p,) = opt.ask()
+    (gp,) = gps
+    np.testing.assert_array_equal(gp.X, Xb)
+    np.testing.assert_allclose(gp.y_mean + gp.y_std * gp.z, -zb)
+    np.testing.assert_array_equal(gp.extra_noise, extra)
+    assert p.meta == {"round": opt.round, "block": [int(c) for c in C]}
+    rest = np.setdiff1d(np.arange(D), C)
+    np.testing.assert_array_equal(p.x[rest], V[rest])
+
+
+def test_cobbo_without_trust_region_searches_the_local_radius_box(monkeypatch):
+    D = 6
+    opt = CobBO(D, seed=3, n_init=6, init_design="uniform", line_search=False,
+                trust_region=False, local_radius=0.15, block_sizes=(3,), restarts=4,
+                n_candidates=40)
+    told_history(opt, shifted_sphere, 6, seed=3)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    capture = Capture(cobbo_module.lbfgsb_batch)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((acq, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    np.testing.assert_allclose(lo, np.maximum(V[C] - 0.15, 0.0))
+    np.testing.assert_allclose(hi, np.minimum(V[C] + 0.15, 1.0))
+    assert starts.shape == (4, 3)
+    assert np.all(np.abs(p.x[C] - V[C]) <= 0.15 + 1e-12)
+    Y, vals = capture.returned
+    np.testing.assert_array_equal(p.x[C], Y[int(np.argmax(vals))])
+
+
+def test_cobbo_skips_results_that_repeat_a_point_of_the_subspace(monkeypatch):
+    """The best L-BFGS-B result is the pivot's own block point: the next best is taken; when
+    every result repeats one, a uniform point of the box."""
+    D = 4
+    opt = CobBO(D, seed=4, n_init=6, init_design="uniform", line_search=False,
+                block_sizes=(2,), restarts=3, tr_length_init=0.4)
+    told_history(opt, shifted_sphere, 6, seed=4)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    other = np.clip(V[C] + 0.05, 0, 1)
+
+    def fake(acq, Y0, lo, hi):
+        return np.array([V[C], other, V[C]]), np.array([3.0, 2.0, 1.0])
+
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", fake)
+    (p,) = opt.ask()
+    np.testing.assert_array_equal(p.x[C], other)
+    opt.clear_pending()
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch",
+                        lambda acq, Y0, lo, hi: (np.array([V[C]] * 3), np.ones(3)))
+    (p,) = opt.ask()
+    assert not np.array_equal(p.x[C], V[C])
+    assert np.all(np.abs(p.x[C] - V[C]) <= 0.2 + 1e-12)
+
+
+def test_cobbo_with_fewer_than_two_finite_values_draws_uniformly():
+    opt = CobBO(3, seed=0, n_init=1, init_design="uniform", line_search=False)
+    opt.tell(np.full(3, 0.5), 1.0, {"init": True})
+    opt.tell(np.full(3, 0.2), float("nan"))
+    (p,) = opt.ask()
+    assert p.meta == {"random": True}

@@ -188,6 +188,14 @@ def test_perturbation_candidates_redraw_coordinates_with_probability_min_1_20_ov
     # each coordinate is redrawn with probability p, or as the forced one (1 / dim)
     expected = p + (1.0 - p) / dim
     assert changed.mean() == pytest.approx(expected, abs=0.01)
+    # ... and the forced coordinate is drawn per candidate: no column changes far more often
+    assert changed.mean(axis=0).max() < expected + 0.05
     moved = cand[changed]  # uniform on [0.4, 0.7]: mean 0.55, variance 0.09 / 12
     assert moved.mean() == pytest.approx(0.55, abs=0.005)
     assert moved.var() == pytest.approx(0.09 / 12, rel=0.05)
+
+
+def test_perturbation_candidates_in_one_dimension_redraw_the_coordinate():
+    cand = perturbation_candidates(np.array([0.5]), np.array([0.0]), np.array([1.0]), 50,
+                                   np.random.default_rng(2))
+    assert cand.shape == (50, 1) and len(np.unique(cand)) == 50
