@@ -1,0 +1,101 @@
+"""The initial design's arithmetic (``hdbo_engine.design``) on histories written by hand.
+
+The slopes are finite differences worked out here from each probe and the point it stepped
+from (Hooke and Jeeves' exploratory move, then central differences where both probes of a
+coordinate exist); the design size is ``max(uniform, min(2 D + 1, budget // 4))``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hdbo_engine.algorithms.msucb import MSUCB
+from hdbo_engine.design import DEFAULT_HORIZON, design_size
+
+
+def test_design_size_is_the_axis_pass_within_a_quarter_of_the_budget():
+    assert design_size("uniform", 20, 100, 500) == 20
+    assert design_size("axis", 20, 100, 500) == 125  # min(201, 125)
+    assert design_size("axis", 20, 100, 2000) == 201  # min(201, 500)
+    assert design_size("axis", 20, 4, 500) == 20  # 9 < 20
+    assert design_size("axis", 5, 30, None) == DEFAULT_HORIZON // 4 == 25
+    assert design_size("axis", 5, 2, 40) == 5  # min(5, 10) = 5
+
+
+def _history() -> tuple[MSUCB, np.ndarray]:
+    """A hand-written axis design in D = 3 whose probe k moves coordinate ORDER[k]."""
+    opt = MSUCB(3, seed=0, n_init=12, budget=100)
+    opt._axis = (np.array([2, 0, 1]), np.ones(3))  # the probe order (an input here)
+    c = np.full(3, 0.5)
+    p1 = c + [0.0, 0.0, 0.2]
+    p3 = p1 - [0.1, 0.0, 0.0]
+    rows = [
+        (c, 1.0, {"init": True, "centre": True}),
+        (p1, 0.6, {"init": True, "axis": [0, 1]}),  # coordinate 2 from c: (0.6 - 1) / 0.2
+        (p1 + [0.1, 0.0, 0.0], 0.9, {"init": True, "axis": [1, 1]}),  # coordinate 0, plus
+        (p3, 0.5, {"init": True, "axis": [1, -1]}),  # minus: central (0.9 - 0.5) / 0.2
+        (p3 + [0.0, 0.15, 0.0], np.nan, {"init": True, "axis": [2, 1]}),  # failed: skipped
+        (np.array([0.1, 0.2, 0.3]), 5.0, {"init": True, "axis": [3, 1]}),  # no coordinate 3
+        (np.array([0.2, 0.3, 0.1]), 4.0, {"init": True, "axis": [0.5, 1]}),  # not an index
+        (np.array([0.9, 0.9, 0.9]), 3.0, {"init": True, "axis": [2, 1]}),  # no point to step
+        (np.array([0.3, 0.1, 0.2]), 6.0, {"init": True, "axis": "x"}),  # from: skipped
+        (p3 - [0.0, 0.15, 0.0], 0.8, {"init": True, "axis": [2, -1]}),  # (0.8 - 0.5) / -0.15
+    ]
+    X = np.array([r[0] for r in rows])
+    opt.tell(X, [r[1] for r in rows], [r[2] for r in rows])
+    return opt, X
+
+
+def test_design_slopes_are_forward_or_central_differences_of_usable_probes():
+    opt, _ = _history()
+    slopes = opt._design_slopes(opt.n_told)
+    np.testing.assert_allclose(slopes, [2.0, -2.0, -2.0], rtol=1e-12)
+    # over the first four points only coordinate 2 and 0 have probes; 0's is central
+    np.testing.assert_allclose(opt._design_slopes(4), [2.0, 0.0, -2.0], rtol=1e-12)
+    # with only the plus probe of coordinate 0 told, its forward difference (0.9 - 0.6) / 0.1
+    np.testing.assert_allclose(opt._design_slopes(3), [3.0, 0.0, -2.0], rtol=1e-12)
+
+
+def test_design_end_counts_finite_values_up_to_n_init():
+    opt, _ = _history()
+    opt.n_init = 4
+    assert opt._design_end() == 4  # the fourth finite value is the fourth told point
+    opt.n_init = 5
+    assert opt._design_end() == 6  # the fifth told point failed
+    opt.n_init = 11
+    assert opt._design_end() is None
+    assert opt._best_index() == 3 and opt._best_index(3) == 1
+
+
+def test_line_point_steps_from_the_best_design_point_along_minus_the_slopes():
+    opt, X = _history()
+    opt.n_init = 9  # the nine finite values: every told point is the design
+    direction = -np.array([2.0, -2.0, -2.0]) / 2.0
+    x, meta = opt._line_point()
+    assert meta == {"init": True, "line": 1 / 6}
+    np.testing.assert_allclose(x, np.clip(X[3] + direction / 6, 0.0, 1.0), rtol=1e-12)
+    opt.tell(x, 0.1, meta)  # improved: the next step starts from it
+    x2, meta2 = opt._line_point()
+    assert meta2["line"] == 1 / 3
+    np.testing.assert_allclose(x2, np.clip(x + direction / 3, 0.0, 1.0), rtol=1e-12)
+    opt.tell(x2, 0.2, meta2)  # a long step failed after one improved: over
+    assert opt._line_point() is None
+
+
+@pytest.mark.parametrize("flat", [True, False])
+def test_line_point_is_none_without_slopes_or_with_pending_points(flat):
+    opt = MSUCB(2, seed=0, n_init=3, budget=100)
+    X = np.array([[0.5, 0.5], [0.7, 0.5], [0.3, 0.5]])
+    y = [1.0, 1.0, 1.0] if flat else [1.0, 2.0, 0.0]
+    metas = [{"init": True, "centre": True}, {"init": True, "axis": [0, 1]},
+             {"init": True, "axis": [0, -1]}]
+    opt._axis = (np.array([0, 1]), np.ones(2))
+    opt.tell(X, y, metas)
+    if flat:
+        assert opt._line_point() is None  # every slope is 0: no direction
+    else:
+        x, meta = opt._line_point()  # central slope (2 - 0) / 0.4 = 5: along -x_0
+        np.testing.assert_allclose(x, [0.3 - 1 / 6, 0.5], rtol=1e-12)
+        opt.ask()
+        assert opt._line_point() is None  # a pending point: the line search waits
