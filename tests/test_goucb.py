@@ -334,3 +334,67 @@ def test_pickle_round_trip_keeps_the_next_proposal() -> None:
     run(opt, sphere, 7)
     clone = pickle.loads(pickle.dumps(opt))
     np.testing.assert_array_equal(opt.ask()[0].x, clone.ask()[0].x)
+
+
+def test_beta_t_in_each_mode() -> None:
+    """Practical: beta_scale (1 + t / T); paper (App. D.1): d_w^3 F^4 t / T, with F = 1
+    before the Phase I fit; a number is used as it is."""
+    practical = GOUCB(2, seed=0, budget=50, beta_scale=2.0)
+    assert practical.beta(5) == pytest.approx(2.0 * (1 + 5 / 50))
+    paper = GOUCB(2, seed=0, budget=50, beta="paper")
+    d_w = 25 * 2 + 25 + 25 + 1
+    assert paper.d_w == d_w
+    assert paper.beta(3) == pytest.approx(d_w**3 * 3 / 50)
+    assert GOUCB(2, seed=0, budget=50, beta=0.7).beta(9) == 0.7
+
+
+def test_step5_candidates_and_region() -> None:
+    """Without a trust region: the incumbent, c // 4 local draws N(0, 0.1) clipped to the
+    cube, then uniform draws; with one: TuRBO's perturbations inside the region, which is
+    the box of side 0.8 around the incumbent."""
+    plain = GOUCB(3, seed=0, budget=40, trust_region=False, n_candidates=400)
+    X = np.random.default_rng(1).random((5, 3))
+    plain.tell(X, sphere(X))
+    inc = X[int(np.argmin(sphere(X)))]
+    lo, hi = plain._region()
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    C = plain._candidates(np.random.default_rng(2), lo, hi)
+    assert C.shape == (400, 3)
+    np.testing.assert_array_equal(C[0], inc)
+    step = C[1:101] - inc
+    assert np.abs(step).max() < 0.6 and np.std(step[np.abs(C[1:101] - 0.5) < 0.49]) < 0.15
+    assert (C >= 0).all() and (C <= 1).all()
+    assert np.std(C[101:]) == pytest.approx(np.sqrt(1 / 12), rel=0.1)
+    boxed = GOUCB(3, seed=0, budget=40, n_candidates=50)
+    assert boxed._region()[0].tolist() == [0.0] * 3  # nothing told: the cube
+    boxed.tell(X, sphere(X), [{"init": True}] * 5)  # the design: the side stays 0.8
+    lo, hi = boxed._region()
+    np.testing.assert_allclose(lo, np.clip(inc - 0.4, 0, 1))
+    np.testing.assert_allclose(hi, np.clip(inc + 0.4, 0, 1))
+    C = boxed._candidates(np.random.default_rng(3), lo, hi)
+    assert C.shape == (50, 3) and (C >= lo).all() and (C <= hi).all()
+    assert ((C != inc).sum(1) >= 1).all()
+
+
+def test_phase_two_batch_counts_t_and_records_the_fit_once() -> None:
+    opt = GOUCB(2, seed=3, budget=20, n_init=4, init_design="uniform", line_search=False,
+                **FAST)
+    X = np.random.default_rng(4).random((6, 2))
+    opt.tell(X[:4], sphere(X[:4]), [{"init": True}] * 4)
+    opt.tell(X[4:], sphere(X[4:]))  # two Phase II points
+    batch = opt.ask(3)
+    assert [p.meta["t"] for p in batch] == [3, 4, 5]
+    assert all(p.meta["phase"] == 2 for p in batch)
+    assert "goucb_phase1" in batch[0].meta
+    assert all("goucb_phase1" not in p.meta for p in batch[1:])
+    (after,) = opt.ask()  # pending points count, and the fit is recorded already
+    assert after.meta["t"] == 6 and "goucb_phase1" not in after.meta
+
+
+def test_phase_one_incomplete_gives_uniform_points() -> None:
+    opt = GOUCB(2, seed=0, budget=20, n_init=3, **FAST)
+    opt.tell(np.array([[0.5, 0.5], [0.2, 0.2], [0.1, 0.9]]), [1.0, np.nan, 2.0],
+             [{"init": True}] * 3)  # two finite values: Phase I needs three
+    out = opt._propose(2, np.random.default_rng(0))
+    assert [meta for _, meta in out] == [{"phase": 1}] * 2

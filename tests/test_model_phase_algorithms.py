@@ -237,8 +237,10 @@ def _bkb_fixed(**kwargs) -> tuple[BKB, GPParams]:
     return opt, params
 
 
-def _bkb_hand(opt: BKB, params: GPParams, Xq: np.ndarray) -> tuple[np.ndarray, float]:
-    """u~_t at Xq (eq. 4) and beta~_t (Sec. 4 theorem) times the practical beta_scale 0.05."""
+def _bkb_hand(opt: BKB, params: GPParams, Xq: np.ndarray, t: int | None = None,
+              extra_sum: float = 0.0) -> tuple[np.ndarray, float]:
+    """u~_t at Xq (eq. 4) and beta~_t (Sec. 4 theorem) times the practical beta_scale 0.05;
+    ``t`` [n_told] and ``extra_sum`` (variances of batch points added to the sum)."""
     lam, X = 1e-2, opt.X
     target = -(opt.y - 1.0) / 2.0  # the reward, on the frozen output scale (1, 2)
     K = matern52(X, X, params.lengthscales, params.signal_var) + lam * np.eye(len(X))
@@ -248,8 +250,8 @@ def _bkb_hand(opt: BKB, params: GPParams, Xq: np.ndarray) -> tuple[np.ndarray, f
         quad = np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
         return kq @ np.linalg.solve(K, target), (params.signal_var - quad) / lam
 
-    t = opt.n_told
-    sigma2_sum = mean_sigma2(X)[1].sum()
+    t = opt.n_told if t is None else t
+    sigma2_sum = mean_sigma2(X)[1].sum() + extra_sum
     eps, delta, F, xi = 0.5, 0.1, 1.0, math.sqrt(lam)
     alpha = (1 + eps) / (1 - eps)
     beta = 2 * xi * math.sqrt(alpha * math.log(params.signal_var * t) * min(sigma2_sum, 50.0)
@@ -357,19 +359,25 @@ def _network(w: np.ndarray, x: np.ndarray, D: int, H: int) -> tuple[float, np.nd
     return float(v @ h + c), np.concatenate([np.outer(s, u).ravel(), s, h, [1.0]])
 
 
-def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch):
+@pytest.mark.parametrize("restarts", [0, 2])
+def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch, restarts):
+    """restarts=0: the best candidate; restarts=2: L-BFGS-B from the two best candidates,
+    and the best result."""
     pytest.importorskip("torch")
+    from hdbo_engine.algorithms import goucb as goucb_module
     from hdbo_engine.algorithms.goucb import GOUCB
 
     D, H, T, n_init = 3, 25, 50, 6
     opt = GOUCB(D, seed=0, budget=T, n_init=n_init, init_design="uniform", line_search=False,
-                fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False, restarts=0,
-                n_candidates=64)
+                fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False,
+                restarts=restarts, n_candidates=64)
     told_history(opt, shifted_sphere, n_init, seed=4)
     X2 = np.random.default_rng(6).random((4, D))  # Phase II observations
     opt.tell(X2, [shifted_sphere(x) for x in X2])
     capture = Capture(GOUCB._candidates)
     monkeypatch.setattr(GOUCB, "_candidates", lambda self, *a: capture(self, *a))
+    runs = Capture(goucb_module.lbfgsb_batch)
+    monkeypatch.setattr(goucb_module, "lbfgsb_batch", runs)
     (p,) = opt.ask()
     cand = capture.returned
 
@@ -387,13 +395,25 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch)
         w = np.linalg.solve(Sigma, b + lam * w0)
     t = len(X2) + 1
     beta = 1.0 + t / T  # the practical beta_t, beta_scale = 1
-    scores = []
-    for x in cand:
+    def ucb_at(x):
         f, g = _network(w, x, D, H)
-        scores.append(f + math.sqrt(beta) * math.sqrt(g @ np.linalg.solve(Sigma, g)))
-    k = int(np.argmax(scores))
-    np.testing.assert_array_equal(p.x, cand[k])
-    assert p.meta["ucb"] == pytest.approx(scores[k], rel=1e-6)
+        return f + math.sqrt(beta) * math.sqrt(g @ np.linalg.solve(Sigma, g))
+
+    scores = [ucb_at(x) for x in cand]
+    if restarts == 0:
+        assert runs.calls == []
+        k = int(np.argmax(scores))
+        np.testing.assert_array_equal(p.x, cand[k])
+        assert p.meta["ucb"] == pytest.approx(scores[k], rel=1e-6)
+        return
+    ((starts, lo, hi),) = [call[1:4] for call in runs.calls]
+    np.testing.assert_array_equal(starts, cand[np.argsort(scores)[::-1][:2]])
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    Y, vals = runs.returned
+    np.testing.assert_array_equal(p.x, Y[int(np.argmax(vals))])
+    assert p.meta["ucb"] == pytest.approx(ucb_at(p.x), rel=1e-6)
+    assert p.meta["ucb"] >= max(scores) - 1e-9
 
 
 # ------------------------------------------------------- the model phase beats random
@@ -719,3 +739,81 @@ def test_cobbo_with_fewer_than_two_finite_values_draws_uniformly():
     opt.tell(np.full(3, 0.2), float("nan"))
     (p,) = opt.ask()
     assert p.meta == {"random": True}
+
+
+# ------------------------------------------------------------ BKB's proposal, arms and batch
+
+
+def _bkb_sigma2(opt: BKB, params: GPParams, Xq: np.ndarray) -> np.ndarray:
+    """sigma~_t^2 at Xq with the exact dictionary: (k(x, x) - k^T (K + lam I)^-1 k) / lam."""
+    lam, X = 1e-2, opt.X
+    K = matern52(X, X, params.lengthscales, params.signal_var) + lam * np.eye(len(X))
+    kq = matern52(Xq, X, params.lengthscales, params.signal_var)
+    return (params.signal_var - np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))) / lam
+
+
+def test_bkb_batch_counts_fantasies_in_t_and_their_variance_in_beta():
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    first, second = opt.ask(2)
+    t = opt.n_told
+    assert (first.meta["t"], second.meta["t"]) == (t, t + 1)
+    _, beta1 = _bkb_hand(opt, params, first.x[None])
+    assert first.meta["beta"] == pytest.approx(beta1, rel=1e-9)
+    extra = float(_bkb_sigma2(opt, params, first.x[None])[0])
+    _, beta2 = _bkb_hand(opt, params, first.x[None], t=t + 1, extra_sum=extra)
+    assert second.meta["beta"] == pytest.approx(beta2, rel=1e-9)
+    assert first.meta["dictionary_size"] == opt.n_told
+    assert "bkb_state" in first.meta and "bkb_state" not in second.meta
+
+
+def test_bkb_arm_is_the_free_arm_with_the_highest_upper_bound():
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    arms = np.random.default_rng(12).random((25, 3))
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, output_scale=(1.0, 2.0), q_bar=1e3,
+              n_init=4, init_design="uniform", line_search=False, trust_region=False,
+              arms=arms)
+    told_history(opt, shifted_sphere, 4, seed=2)
+    X = np.random.default_rng(3).random((5, 3))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    scores, beta = _bkb_hand(opt, params, arms)
+    (p,) = opt.ask()
+    k = int(np.argmax(scores))
+    assert p.meta["arm"] == k and p.meta["beta"] == pytest.approx(beta, rel=1e-9)
+    np.testing.assert_array_equal(p.x, arms[k])
+    (q,) = opt.ask()  # the first arm is pending: never proposed again
+    assert q.meta["arm"] != k and q.meta["t"] == p.meta["t"] + 1
+
+
+def test_bkb_without_finite_values_draws_uniformly_or_free_arms():
+    opt = BKB(3, seed=0, n_init=1)
+    opt.tell(np.full(3, 0.5), float("nan"), {"init": True})
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,)
+    arms = np.random.default_rng(0).random((4, 3))
+    armed = BKB(3, seed=0, n_init=1, arms=arms)
+    armed.tell(arms[0], float("nan"), {"init": True})
+    batch = armed._propose(3, np.random.default_rng(0))
+    assert all(meta["random"] for _, meta in batch)
+    assert len({meta["arm"] for _, meta in batch}) == 3  # distinct while enough are free
+    for x, meta in batch:
+        np.testing.assert_array_equal(x, arms[meta["arm"]])
+
+
+def test_bkb_sobol_candidates_fill_the_box_and_perturb_the_best_points():
+    opt = BKB(4, seed=0, n_candidates=40, candidates="sobol")
+    rng = np.random.default_rng(1)
+    X, y = rng.random((12, 4)), rng.random(12)
+    lo, hi = np.array([0.1, 0.2, 0.0, 0.5]), np.array([0.6, 0.9, 1.0, 0.7])
+    C = opt._candidates(X, y, lo, hi, np.random.default_rng(2))
+    assert C.shape == (40, 4)
+    assert (C >= lo).all() and (C <= hi).all()
+    sobol, local = C[:16], C[16:]  # 2^floor(log2(40 / 2)) = 16 Sobol points, 24 local
+    # a scrambled Sobol set of 16 points: one point in each sixteenth of every coordinate
+    for j in range(4):
+        cells = np.floor((sobol[:, j] - lo[j]) / (hi[j] - lo[j]) * 16)
+        assert sorted(cells) == list(range(16))
+    best = np.clip(X[np.argsort(y)[:5]], lo, hi)
+    # each local point is one of the five best moved by N(0, 0.1 of the side), clipped
+    nearest = np.abs((local[:, None, :] - best[None]) / (hi - lo)).max(-1).min(1)
+    assert nearest.max() < 0.5
+    assert np.all([(np.abs(c - best) > 1e-12).any(axis=1).all() for c in local])
