@@ -683,7 +683,20 @@ def test_cobbo_fits_its_block_gp_on_the_stage_one_data_of_minus_y(monkeypatch):
     np.testing.assert_array_equal(gp.X, Xb)
     np.testing.assert_allclose(gp.y_mean + gp.y_std * gp.z, -zb)
     np.testing.assert_array_equal(gp.extra_noise, extra)
+    assert gp.fit_maxiter == 30  # the documented default, not the GP's 60
     assert p.meta == {"round": opt.round, "block": [int(c) for c in C]}
+    # a second proposal of a batch: the first one's block point is a fantasy observation at
+    # the GP's predicted mean, with no extra noise (kriging believer)
+    opt.clear_pending()
+    gps.clear()
+    first, second = opt.ask(2)
+    model = gps[1]
+    np.testing.assert_array_equal(model.X, np.vstack([Xb, first.x[C]]))
+    mean_first = gps[0].predict(first.x[C][None])[0]
+    np.testing.assert_allclose(model.y_mean + model.y_std * model.z,
+                               np.concatenate([-zb, mean_first]), rtol=1e-10)
+    np.testing.assert_array_equal(model.extra_noise, np.append(extra, 0.0))
+    np.testing.assert_array_equal(model.params.lengthscales, gps[0].params.lengthscales)
     rest = np.setdiff1d(np.arange(D), C)
     np.testing.assert_array_equal(p.x[rest], V[rest])
 
@@ -729,16 +742,48 @@ def test_cobbo_skips_results_that_repeat_a_point_of_the_subspace(monkeypatch):
     monkeypatch.setattr(cobbo_module, "lbfgsb_batch",
                         lambda acq, Y0, lo, hi: (np.array([V[C]] * 3), np.ones(3)))
     (p,) = opt.ask()
-    assert not np.array_equal(p.x[C], V[C])
-    assert np.all(np.abs(p.x[C] - V[C]) <= 0.2 + 1e-12)
+    lo, hi = np.maximum(V[C] - 0.2, 0.0), np.minimum(V[C] + 0.2, 1.0)
+    assert np.all((p.x[C] >= lo) & (p.x[C] <= hi))
+    u = (p.x[C] - lo) / (hi - lo)  # one uniform draw per coordinate
+    assert abs(u[0] - u[1]) > 1e-9
 
 
 def test_cobbo_with_fewer_than_two_finite_values_draws_uniformly():
     opt = CobBO(3, seed=0, n_init=1, init_design="uniform", line_search=False)
     opt.tell(np.full(3, 0.5), 1.0, {"init": True})
     opt.tell(np.full(3, 0.2), float("nan"))
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,) and len(set(x)) == 3
+    opt.tell(np.full(3, 0.7), 2.0)  # two finite values: the block GP proposes
     (p,) = opt.ask()
-    assert p.meta == {"random": True}
+    assert "random" not in p.meta and p.meta["round"] == opt.round
+
+
+def test_cobbo_candidates_are_the_pivot_local_draws_and_uniform_draws(monkeypatch):
+    """Alg. 2 line 13's scoring set in the whole block box (paper preset): the pivot's block
+    point, c // 4 = 64 draws N(0, 0.1) around it, then 191 uniform draws."""
+    from hdbo_engine.gp import GP
+
+    opt = CobBO(4, seed=5, n_init=6, preset="paper", block_sizes=(3,), n_candidates=256)
+    X = np.vstack([np.full(4, 0.5), np.random.default_rng(5).random((5, 4))])
+    opt.tell(X, [0.0] + [shifted_sphere(x) + 1.0 for x in X[1:]], [{"init": True}] * 6)
+    seen = []
+    real = GP.subspace
+
+    def spy(self, free, base):
+        post = real(self, free, base)
+        return lambda Y, which, grad=True: seen.append(Y.copy()) or post(Y, which, grad)
+
+    monkeypatch.setattr(GP, "subspace", spy)
+    opt.ask()
+    cand = seen[0]
+    assert cand.shape == (256, 3)
+    np.testing.assert_array_equal(cand[0], 0.5)  # the pivot is the centre, the best point
+    local = cand[1:65] - 0.5
+    assert np.abs(local.mean()) < 0.03 and np.std(local) == pytest.approx(0.1, rel=0.2)
+    uniform = cand[65:]
+    assert uniform.mean() == pytest.approx(0.5, abs=0.04)
+    assert np.std(uniform) == pytest.approx(math.sqrt(1 / 12), rel=0.1)
 
 
 # ------------------------------------------------------------ BKB's proposal, arms and batch
