@@ -359,10 +359,13 @@ def _network(w: np.ndarray, x: np.ndarray, D: int, H: int) -> tuple[float, np.nd
     return float(v @ h + c), np.concatenate([np.outer(s, u).ravel(), s, h, [1.0]])
 
 
-@pytest.mark.parametrize("restarts", [0, 2])
-def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch, restarts):
+@pytest.mark.parametrize("restarts, acquisition", [(0, "linearized"), (2, "linearized"),
+                                                  (2, "joint")])
+def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch, restarts,
+                                                                    acquisition):
     """restarts=0: the best candidate; restarts=2: L-BFGS-B from the two best candidates,
-    and the best result."""
+    and the best result; "joint": projected ascent over (x, w in Ball_t) from them, whose
+    first step already evaluates w + sqrt(beta) Sigma^-1 g / ||g||_Sigma^-1 (App. D.1)."""
     pytest.importorskip("torch")
     from hdbo_engine.algorithms import goucb as goucb_module
     from hdbo_engine.algorithms.goucb import GOUCB
@@ -370,7 +373,7 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch,
     D, H, T, n_init = 3, 25, 50, 6
     opt = GOUCB(D, seed=0, budget=T, n_init=n_init, init_design="uniform", line_search=False,
                 fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False,
-                restarts=restarts, n_candidates=64)
+                restarts=restarts, n_candidates=64, acquisition=acquisition, joint_steps=3)
     told_history(opt, shifted_sphere, n_init, seed=4)
     X2 = np.random.default_rng(6).random((4, D))  # Phase II observations
     opt.tell(X2, [shifted_sphere(x) for x in X2])
@@ -395,6 +398,7 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch,
         w = np.linalg.solve(Sigma, b + lam * w0)
     t = len(X2) + 1
     beta = 1.0 + t / T  # the practical beta_t, beta_scale = 1
+
     def ucb_at(x):
         f, g = _network(w, x, D, H)
         return f + math.sqrt(beta) * math.sqrt(g @ np.linalg.solve(Sigma, g))
@@ -405,6 +409,16 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch,
         k = int(np.argmax(scores))
         np.testing.assert_array_equal(p.x, cand[k])
         assert p.meta["ucb"] == pytest.approx(scores[k], rel=1e-6)
+        return
+    if acquisition == "joint":
+        assert runs.calls == [] and np.all((p.x >= 0) & (p.x <= 1))
+        first_steps = []
+        for x in cand[np.argsort(scores)[::-1][:2]]:
+            _, g = _network(w, x, D, H)
+            direction = np.linalg.solve(Sigma, g)
+            W0 = w + math.sqrt(beta) * direction / math.sqrt(g @ direction)
+            first_steps.append(_network(W0, x, D, H)[0])
+        assert p.meta["ucb"] >= max(first_steps) - 1e-9
         return
     ((starts, lo, hi),) = [call[1:4] for call in runs.calls]
     np.testing.assert_array_equal(starts, cand[np.argsort(scores)[::-1][:2]])
@@ -862,3 +876,17 @@ def test_bkb_sobol_candidates_fill_the_box_and_perturb_the_best_points():
     nearest = np.abs((local[:, None, :] - best[None]) / (hi - lo)).max(-1).min(1)
     assert nearest.max() < 0.5
     assert np.all([(np.abs(c - best) > 1e-12).any(axis=1).all() for c in local])
+
+
+def test_cobbo_batch_avoids_the_block_points_of_its_earlier_proposals(monkeypatch):
+    opt = CobBO(4, seed=6, n_init=6, init_design="uniform", line_search=False,
+                block_sizes=(2,), restarts=2, tr_length_init=0.6)
+    told_history(opt, shifted_sphere, 6, seed=6)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    a, b = np.clip(V[C] + 0.02, 0, 1), np.clip(V[C] - 0.03, 0, 1)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch",
+                        lambda acq, Y0, lo, hi: (np.array([a, b]), np.array([2.0, 1.0])))
+    first, second = opt.ask(2)
+    np.testing.assert_array_equal(first.x[C], a)
+    np.testing.assert_array_equal(second.x[C], b)  # a is a fantasy of the subspace now
