@@ -10,6 +10,7 @@ engine's code paths.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -890,3 +891,37 @@ def test_cobbo_batch_avoids_the_block_points_of_its_earlier_proposals(monkeypatc
     first, second = opt.ask(2)
     np.testing.assert_array_equal(first.x[C], a)
     np.testing.assert_array_equal(second.x[C], b)  # a is a fantasy of the subspace now
+
+
+def test_cobbo_rbf_estimate_retries_with_more_smoothing_then_takes_the_nearest_value(
+        monkeypatch):
+    """App. B: a failed RBF fit is retried with smoothing 0.02, 0.04, ..., 0.2; when every
+    try fails, each query takes the value of its nearest told point."""
+    from scipy.linalg import LinAlgError, LinAlgWarning
+
+    rng = np.random.default_rng(7)
+    X, y, Xq = rng.random((9, 3)), rng.random(9), rng.random((4, 3))
+    tried = []
+
+    def failing(*args, smoothing, **kwargs):
+        tried.append(smoothing)
+        raise LinAlgError("singular")
+
+    monkeypatch.setattr(cobbo_module, "RBFInterpolator", failing)
+    values, length = cobbo_module.rbf_estimate(X, y, Xq)
+    np.testing.assert_allclose(tried, 0.02 * np.arange(11), atol=1e-12)
+    nearest = np.argmin(((Xq[:, None] - X[None]) ** 2).sum(-1), axis=1)
+    np.testing.assert_array_equal(values, y[nearest])
+    assert length == pytest.approx(_hand_rbf_length(X))
+    tried.clear()
+
+    def warns_first(*args, smoothing, **kwargs):
+        tried.append(smoothing)
+        if len(tried) == 1:
+            warnings.warn("ill-conditioned", LinAlgWarning, stacklevel=1)
+        return lambda Q: np.full(len(Q), 10.0 * smoothing)
+
+    monkeypatch.setattr(cobbo_module, "RBFInterpolator", warns_first)
+    values, _ = cobbo_module.rbf_estimate(X, y, Xq)
+    assert tried == [0.0, pytest.approx(0.02)]
+    np.testing.assert_allclose(values, 0.2)
