@@ -132,6 +132,8 @@ def test_n_perturb_keeps_the_incumbents_values_outside_the_mask():
     np.testing.assert_array_equal(fixed[~mask], incumbent[opt.fixed][~mask])
     np.testing.assert_allclose(fixed[mask], (lo[opt.fixed] + Z * (hi - lo)[opt.fixed])[mask])
     assert np.all(MSUCB(40, d=4, n_perturb=100).masks(3))  # more than D - d: every coordinate
+    assert np.all(MSUCB(40, d=4, n_perturb=None).masks(3))  # None: every coordinate
+    assert MSUCB(4, d=4, n_perturb=6).masks(2).shape == (20, 0)  # no fixed coordinate
 
 
 def test_log_ei_proposal_beats_the_incumbents_free_coordinates_in_its_subspace():
