@@ -611,7 +611,7 @@ def test_msucb_d_zero_proposes_the_unseen_point_of_z_t_with_the_highest_ucb():
 def test_msucb_candidates_are_the_incumbent_local_draws_and_uniform_draws():
     opt = MSUCB(6, d=3, seed=0)
     lo, hi = np.array([0.2, 0.0, 0.5]), np.array([0.6, 1.0, 0.9])
-    y_inc = np.array([0.4, 0.5, 0.6])
+    y_inc = np.array([0.6, 0.5, 0.5])  # on the box's upper face in coordinate 0
     C = opt._candidates(y_inc, lo, hi, 400, np.random.default_rng(0))
     assert C.shape == (400, 3)
     np.testing.assert_array_equal(C[0], y_inc)
@@ -620,6 +620,7 @@ def test_msucb_candidates_are_the_incumbent_local_draws_and_uniform_draws():
     local, uniform = (C[1:101] - y_inc) / width, (C[101:] - lo) / width
     # 100 = 400 // 4 local draws, N(0, 0.1) of the side, clipped into the box
     assert np.abs(local).max() < 0.45
+    assert (C[1:101, 0] == hi[0]).mean() > 0.3  # about half the draws clipped to the face
     assert np.std(local[:, 1]) == pytest.approx(0.1, rel=0.2)
     assert uniform.mean() == pytest.approx(0.5, abs=0.03)
     assert np.std(uniform) == pytest.approx(math.sqrt(1 / 12), rel=0.1)

@@ -3,6 +3,7 @@ import pytest
 
 from hdbo_cli.problems import make_problem
 from hdbo_engine.acquisition import log_expected_improvement
+from hdbo_engine.algorithms import msucb as msucb_module
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
 from hdbo_engine.gp import GP
@@ -134,6 +135,15 @@ def test_n_perturb_keeps_the_incumbents_values_outside_the_mask():
     assert np.all(MSUCB(40, d=4, n_perturb=100).masks(3))  # more than D - d: every coordinate
     assert np.all(MSUCB(40, d=4, n_perturb=None).masks(3))  # None: every coordinate
     assert MSUCB(4, d=4, n_perturb=6).masks(2).shape == (20, 0)  # no fixed coordinate
+    one = MSUCB(5, d=4, n_perturb=0.5, seed=1).masks(100)  # one fixed coordinate, p = 0.5
+    assert one.shape == (1000, 1) and one.mean() == pytest.approx(0.5, abs=0.05)
+
+
+def test_subspace_draws_are_independent_across_iterations_and_streams():
+    opt = MSUCB(12, d=4, N0=3, seed=3, n_perturb=4)
+    Z, masks = opt.subspaces(4), opt._draws(opt._mask_blocks, msucb_module._MASK_STREAM, 4)
+    assert len({tuple(z) for z in Z}) == 12  # no block repeats another
+    assert not np.array_equal(Z, masks)  # the masks have their own stream
 
 
 def test_log_ei_proposal_beats_the_incumbents_free_coordinates_in_its_subspace():
