@@ -346,15 +346,48 @@ def test_chain_restores_only_its_own_checkpoints(monkeypatch):
         other = HyperparameterChain(3)
         other.restore([bad], X, y)
         assert other.n_fitted == 0 and not other.gp.fitted
-    other = HyperparameterChain(3, refit_growth=0.2)  # other settings: another fingerprint
-    other.restore([state], X, y)
-    assert other.n_fitted == 0
+    for settings in (dict(refit_growth=0.2), dict(fit_maxiter=30), dict(kernel_type="rbf"),
+                     dict(noise_bounds=(1e-5, 0.5))):  # other settings: another fingerprint
+        other = HyperparameterChain(3, **settings)
+        other.restore([state], X, y)
+        assert other.n_fitted == 0, settings
+    garbled = HyperparameterChain(3)
+    garbled.restore([{**state, "lengthscales": ["a", "b", "c"]}], X, y)
+    assert garbled.n_fitted == 0
     # the latest usable checkpoint wins
     early = HyperparameterChain(3)
     early.params(X[:6], y[:6])
     both = HyperparameterChain(3)
     both.restore([early.state(X, y), state], X, y)
     assert both.n_fitted == state["n"]
+    both.restore([early.state(X, y)], X, y)  # never back to an earlier checkpoint
+    assert both.n_fitted == state["n"]
+
+
+def test_chain_state_follows_the_latest_checkpoint():
+    X, y = _data(n=14)
+    chain = HyperparameterChain(3)
+    chain.params(X[:6], y[:6])
+    first = chain.state(X, y)
+    chain.params(X, y)
+    later = chain.state(X, y)
+    assert later["n"] > first["n"]
+    assert later["fp"] == chain.fingerprint(X[:later["n"]], y[:later["n"]]) != first["fp"]
+
+
+def test_fit_is_a_function_of_the_data_and_jitters_restarts_by_half_a_unit():
+    X, y = _data(n=15)
+    a, b = GP(3).fit(X, y, restarts=3), GP(3).fit(X, y, restarts=3)
+    np.testing.assert_array_equal(a.params.lengthscales, b.params.lengthscales)
+    starts = []
+    real = gp_module.minimize
+    mode = np.full(3, math.sqrt(2) + 0.5 * math.log(3))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gp_module, "minimize", lambda fun, x0, **kw: starts.append(np.array(x0))
+                   or real(fun, x0, **{**kw, "options": {"maxiter": 1}}))
+        GP(3).fit(X, y, restarts=41)
+    jitter = np.array([s[:3] - mode for s in starts[1:]]).ravel()  # 120 N(0, 0.5) draws
+    assert abs(jitter.mean()) < 0.15 and jitter.std() == pytest.approx(0.5, rel=0.2)
 
 
 def test_chain_model_conditions_on_the_negated_imputed_values():
