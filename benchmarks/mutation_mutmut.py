@@ -13,6 +13,7 @@ Usage::
     python benchmarks/mutation_mutmut.py --command        # the mutmut command for the scope
     python benchmarks/mutation_mutmut.py                  # scores and survivors, from mutants/
     python benchmarks/mutation_mutmut.py --module msucb   # one module
+    mutmut run --max-children 1 $(python benchmarks/mutation_mutmut.py --pending --sampled)
 
 Run mutmut from the repository root of a scratch worktree (it writes ``mutants/`` there),
 with one process and one BLAS thread on a shared machine (``docs/testing.md``).
@@ -62,6 +63,9 @@ SCOPE: dict[str, list[str]] = {
                       "_propose _sync beta _select _ucb _region _candidates _joint_ascent"),
 }
 EXCLUDED_STATUSES = ("not checked", "skipped")
+# --sampled runs only the mutants whose number is a multiple of this (the larger modules on
+# a shared machine; the scores are then estimates from that sample).
+SAMPLE = {"design": 2, "gp": 3, "bkb": 3, "goucb": 3}
 
 
 def command(modules: list[str]) -> str:
@@ -90,16 +94,37 @@ def in_scope(name: str, module: str) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in SCOPE[module])
 
 
+def sampled(name: str, module: str) -> bool:
+    return int(name.rsplit("_", 1)[1]) % SAMPLE.get(module, 1) == 0
+
+
+def pending(modules: list[str], status: dict[str, str], sample: bool) -> list[str]:
+    """The mutants of ``modules`` not run yet, or run and not killed (to run again after
+    new tests), only the sampled ones with ``sample``."""
+    return [n for n in status for m in modules
+            if in_scope(n, m) and (not sample or sampled(n, m))
+            and status[n] in ("not checked", "survived", "no tests", "suspicious")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", nargs="+", choices=sorted(SCOPE), default=list(SCOPE),
                         help="modules to report [all]")
     parser.add_argument("--command", action="store_true", help="print the mutmut command")
+    parser.add_argument("--pending", action="store_true",
+                        help="print the names of the mutants not run or not killed yet, one a "
+                             "line (for `mutmut run --max-children 1 $(...)`)")
+    parser.add_argument("--sampled", action="store_true",
+                        help="with --pending: only every k-th mutant of the modules in SAMPLE")
     args = parser.parse_args(argv)
     if args.command:
         print(command(args.module))
         return 0
     status, equivalent = results(), equivalents()
+    if args.pending:
+        print("\n".join(n for n in pending(args.module, status, args.sampled)
+                        if n not in equivalent))
+        return 0
     print("| module | mutants | killed | survived | no tests | timeout | equivalent | score |")
     print("|---|---|---|---|---|---|---|---|")
     survivors: list[str] = []
