@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -529,3 +530,49 @@ def test_perturb_candidates_keep_most_coordinates_of_the_incumbent():
     changed = (cand != X[0]).sum(1)
     assert cand.shape == (200, 100) and changed.min() >= 1
     assert 10 <= changed.mean() <= 30  # about 20 of 100 coordinates redrawn
+
+
+def test_beta_floors_its_log_and_sum_at_zero():
+    """log(kappa^2 t) < 0 and a sum below 1 enter as they are (floored at 0, not 1)."""
+    alpha = 3.0
+    # kappa^2 t = 0.5: the log term is floored at 0, the radius is log(1 / delta) alone
+    assert bkb_beta(1, 0.3, xi=0.5, lam=0.04, kappa2=0.5) == pytest.approx(
+        2 * 0.5 * math.sqrt(math.log(10.0)) + (1 + 1 / math.sqrt(0.5)) * 0.2)
+    assert bkb_beta(4, 0.3, xi=0.5, lam=0.04) == pytest.approx(
+        2 * 0.5 * math.sqrt(alpha * math.log(4) * 0.3 + math.log(10.0))
+        + (1 + 1 / math.sqrt(0.5)) * 0.2)
+
+
+def test_free_arms_are_those_neither_pending_nor_chosen():
+    arms = np.array([[0.1, 0.1], [0.5, 0.5], [0.9, 0.9], [0.3, 0.7]])
+    opt = BKB(2, seed=0, arms=arms, n_init=1)
+    opt.tell(arms[3], 1.0)
+    np.testing.assert_array_equal(opt._free_arms([]), [0, 1, 2, 3])
+    (p,) = opt.ask()
+    taken = p.meta["arm"]
+    np.testing.assert_array_equal(opt._free_arms([]), np.setdiff1d(np.arange(4), [taken]))
+    others = [i for i in range(4) if i != taken]
+    np.testing.assert_array_equal(opt._free_arms(others[:2]), others[2:])
+    opt.ask(3)  # every arm pending: all of them are free again
+    np.testing.assert_array_equal(opt._free_arms([]), np.arange(4))
+
+
+def test_random_arm_picks_repeat_only_when_fewer_arms_than_points():
+    arms = np.array([[0.2, 0.2], [0.8, 0.8]])
+    opt = BKB(2, seed=0, arms=arms, n_init=1)
+    opt.tell(arms[0], float("nan"), {"init": True})
+    picks = [meta["arm"] for _, meta in opt._propose(3, np.random.default_rng(0))]
+    assert len(picks) == 3 and set(picks) <= {0, 1}
+
+
+def test_floored_variance_has_zero_gradient_and_scales_with_the_signal_variance():
+    from hdbo_engine.algorithms.bkb import _Kernel
+
+    kernel = _Kernel(np.full(2, 0.5), 2.5, 1e-2)
+    S = np.array([[0.2, 0.3], [0.7, 0.6]])
+    sk = SimpleNamespace(kernel=kernel, S=S, lam=0.04)
+    Q = 10.0 * np.eye(2)  # k^T Q k > s2 near the dictionary: the variance is floored
+    X = np.array([[0.2, 0.3], [0.21, 0.3]])
+    _, var, _, dvar = _mean_var_grad(sk, np.zeros(2), Q, X)
+    np.testing.assert_allclose(var, 1e-12 * 2.5 / 0.04)
+    np.testing.assert_array_equal(dvar, 0.0)

@@ -286,6 +286,27 @@ def test_bkb_refined_acquisition_is_the_upper_bound_with_the_theorems_beta(monke
     scores, _ = _bkb_hand(opt, params, Y)
     np.testing.assert_allclose(acq(Y)[0], scores, rtol=1e-7, atol=1e-9)
     assert _bkb_hand(opt, params, p.x[None])[0][0] >= scores[: len(starts)].max() - 1e-9
+    h = 1e-6  # the gradient handed to L-BFGS-B is the derivative of the hand-written bound
+    for j in range(3):
+        step = np.zeros(3)
+        step[j] = h
+        numeric = (_bkb_hand(opt, params, Y + step)[0] - _bkb_hand(opt, params, Y - step)[0])
+        np.testing.assert_allclose(acq(Y)[1][:, j], numeric / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+def test_bkb_refines_inside_the_trust_region(monkeypatch):
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, n_init=4, init_design="uniform",
+              line_search=False, n_refine=2, candidates="sobol")
+    told_history(opt, shifted_sphere, 4, seed=2)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    capture = Capture(bkb_module.lbfgsb_batch)
+    monkeypatch.setattr(bkb_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((_, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    np.testing.assert_allclose(lo, np.clip(incumbent - 0.4, 0, 1))  # side 0.8
+    np.testing.assert_allclose(hi, np.clip(incumbent + 0.4, 0, 1))
+    assert len(starts) == 2 and np.all((p.x >= lo) & (p.x <= hi))
 
 
 # -------------------------------------------------------------------------- CobBO
@@ -878,6 +899,21 @@ def test_bkb_sobol_candidates_fill_the_box_and_perturb_the_best_points():
     nearest = np.abs((local[:, None, :] - best[None]) / (hi - lo)).max(-1).min(1)
     assert nearest.max() < 0.5
     assert np.all([(np.abs(c - best) > 1e-12).any(axis=1).all() for c in local])
+    np.testing.assert_array_equal(opt._candidates(X, y, lo, hi, np.random.default_rng(2)), C)
+
+
+def test_bkb_local_candidates_redraw_about_twenty_coordinates_each():
+    D = 40
+    opt = BKB(D, seed=0, n_candidates=600, candidates="sobol")
+    rng = np.random.default_rng(3)
+    X, y = rng.random((5, D)), np.arange(5.0)
+    C = opt._candidates(X, y, np.zeros(D), np.ones(D), np.random.default_rng(4))
+    local = C[256:]  # 2^floor(log2(300)) = 256 Sobol points first
+    moved = np.array([min((np.abs(c - X) > 0).sum(1)) for c in local])  # from its centre
+    assert moved.mean() == pytest.approx(20 + 0.5, abs=1.5)  # p = 20 / D, plus one forced
+    per_column = np.mean([(np.abs(c - X) > 0)[np.argmin((np.abs(c - X) > 0).sum(1))]
+                          for c in local], axis=0)
+    assert per_column.max() < 0.5 + 0.15  # the forced coordinate is drawn per candidate
 
 
 def test_cobbo_batch_avoids_the_block_points_of_its_earlier_proposals(monkeypatch):
