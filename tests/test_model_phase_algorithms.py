@@ -395,7 +395,8 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch,
     D, H, T, n_init = 3, 25, 50, 6
     opt = GOUCB(D, seed=0, budget=T, n_init=n_init, init_design="uniform", line_search=False,
                 fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False,
-                restarts=restarts, n_candidates=64, acquisition=acquisition, joint_steps=3)
+                restarts=restarts, n_candidates=64, acquisition=acquisition, joint_steps=3,
+                joint_lr=0.3)
     told_history(opt, shifted_sphere, n_init, seed=4)
     X2 = np.random.default_rng(6).random((4, D))  # Phase II observations
     opt.tell(X2, [shifted_sphere(x) for x in X2])
@@ -441,6 +442,11 @@ def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch,
             W0 = w + math.sqrt(beta) * direction / math.sqrt(g @ direction)
             first_steps.append(_network(W0, x, D, H)[0])
         assert p.meta["ucb"] >= max(first_steps) - 1e-9
+        # any w in Ball_t has ||w - w_t|| <= sqrt(beta / lambda_min(Sigma)) <= sqrt(beta / lam),
+        # and |f_w(x)| <= ||v||_1 + |c| with sigmoid units in [0, 1]
+        v, c = w[H * D + H:H * D + 2 * H], w[-1]
+        bound = np.abs(v).sum() + abs(c) + math.sqrt(H + 1) * math.sqrt(beta / lam)
+        assert p.meta["ucb"] <= bound
         return
     ((starts, lo, hi),) = [call[1:4] for call in runs.calls]
     np.testing.assert_array_equal(starts, cand[np.argsort(scores)[::-1][:2]])
@@ -950,6 +956,9 @@ def test_cobbo_rbf_estimate_retries_with_more_smoothing_then_takes_the_nearest_v
     nearest = np.argmin(((Xq[:, None] - X[None]) ** 2).sum(-1), axis=1)
     np.testing.assert_array_equal(values, y[nearest])
     assert length == pytest.approx(_hand_rbf_length(X))
+    near, _ = cobbo_module.rbf_estimate(np.array([[0.8] * 3, [0.3] * 3, [0.0, 1.0, 0.0]]),
+                                        np.array([1.0, 2.0, 3.0]), np.full((1, 3), 0.5))
+    assert near[0] == 2.0  # squared distances 0.27, 0.12 and 0.75
     tried.clear()
 
     def warns_first(*args, smoothing, **kwargs):
@@ -962,3 +971,28 @@ def test_cobbo_rbf_estimate_retries_with_more_smoothing_then_takes_the_nearest_v
     values, _ = cobbo_module.rbf_estimate(X, y, Xq)
     assert tried == [0.0, pytest.approx(0.02)]
     np.testing.assert_allclose(values, 0.2)
+
+
+def test_cobbo_surrogate_values_penalise_escaped_pivots_within_the_prefix():
+    opt = CobBO(2, seed=0, n_init=4, init_design="uniform", line_search=False)
+    X = np.random.default_rng(8).random((5, 2))
+    opt.tell(X, [3.0, np.nan, 1.0, 2.0, 5.0], [{"init": True}] * 5)
+    opt.penalised = {2: 4.0, 4: 9.0}  # App. B.1: escaped pivots get a worse value
+    np.testing.assert_array_equal(opt.surrogate_values(), [3.0, 3.0, 4.0, 2.0, 9.0])
+    np.testing.assert_array_equal(opt.surrogate_values(4), [3.0, 3.0, 4.0, 2.0])
+
+
+def test_msucb_log_ei_acquisition_is_log_of_the_expected_improvement(monkeypatch):
+    opt = _msucb_told(N0=2, trust_region=False, n_perturb=None, acquisition="logei")
+    capture = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", capture)
+    opt.ask()
+    ((acq, Y0),) = [call[:2] for call in capture.calls]
+    Z = opt.subspaces(5)
+    which = np.repeat(np.arange(len(Z)), len(Y0) // len(Z))
+    full = np.hstack([Z[which], Y0])
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, full)
+    z = -(opt.y - opt.y.mean()) / opt.y.std()  # the best standardised target
+    expected = [math.log(ei_by_quadrature(m, math.sqrt(v), z.max()))
+                for m, v in zip(mean, var, strict=True)]
+    np.testing.assert_allclose(acq(Y0)[0], expected, rtol=1e-5)
