@@ -404,3 +404,22 @@ def test_chain_model_conditions_on_the_negated_imputed_values():
     plus = chain.model(X, y, sign=1.0)
     np.testing.assert_allclose(plus.y_mean, -target.mean())
     assert gp is not chain.gp and gp.kernel_type == "matern52"
+
+
+def test_subspace_grid_in_blocks_of_one_subspace_matches_the_textbook_posterior():
+    """9000 shared points x 30 told points exceed a block of 2^18 kernel values, so each
+    subspace is its own block; every block is computed."""
+    X, y = _data(n=30)
+    gp = GP(3)
+    gp.params = GPParams(np.array([0.4, 0.7, 1.1]), 1.0, 1e-3)
+    gp.set_data(X, y)
+    rng = np.random.default_rng(9)
+    bases, Y = rng.random((3, 3)), rng.random((9000, 1))
+    post = gp.subspace(np.array([1]), bases)
+    mean, var = post.grid(Y)
+    for i in range(3):
+        full = np.repeat(bases[i][None], 9000, 0)
+        full[:, 1] = Y[:, 0]
+        e_mean, e_var = hand_posterior(X, y, gp.params, full[::300])
+        np.testing.assert_allclose(gp.y_mean + gp.y_std * mean[i, ::300], e_mean, rtol=1e-9)
+        np.testing.assert_allclose(var[i, ::300] * gp.y_std**2, e_var, rtol=1e-7, atol=1e-12)
