@@ -996,3 +996,21 @@ def test_msucb_log_ei_acquisition_is_log_of_the_expected_improvement(monkeypatch
     expected = [math.log(ei_by_quadrature(m, math.sqrt(v), z.max()))
                 for m, v in zip(mean, var, strict=True)]
     np.testing.assert_allclose(acq(Y0)[0], expected, rtol=1e-5)
+
+
+def test_bkb_fantasy_keeps_the_mean_and_shrinks_the_variance():
+    """Kriging believer in the sketch's feature space: an observation equal to the predicted
+    mean leaves the mean unchanged everywhere and lowers the variance, at the point too."""
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    sk = opt._sketch()
+    sums = opt._targets(sk)
+    x1 = np.array([0.3, 0.6, 0.2])
+    P0, Q0 = opt._coefficients(sk, sums, [])
+    fantasy = opt._fantasy(sk, sums, [], x1)
+    P1, Q1 = opt._coefficients(sk, sums, [fantasy])
+    Xq = np.vstack([x1, np.random.default_rng(5).random((20, 3))])
+    mean0, var0 = bkb_module._mean_var(sk, P0, Q0, Xq)
+    mean1, var1 = bkb_module._mean_var(sk, P1, Q1, Xq)
+    assert fantasy[1] == pytest.approx(mean0[0])
+    np.testing.assert_allclose(mean1, mean0, rtol=1e-8, atol=1e-10)
+    assert np.all(var1 <= var0 + 1e-12) and var1[0] < var0[0]
