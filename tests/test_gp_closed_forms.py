@@ -351,6 +351,9 @@ def test_chain_restores_only_its_own_checkpoints(monkeypatch):
         other = HyperparameterChain(3, **settings)
         other.restore([state], X, y)
         assert other.n_fitted == 0, settings
+    other = HyperparameterChain(3)  # the same points with other values: another history
+    other.restore([state], X, y + 1.0)
+    assert other.n_fitted == 0
     garbled = HyperparameterChain(3)
     garbled.restore([{**state, "lengthscales": ["a", "b", "c"]}], X, y)
     assert garbled.n_fitted == 0

@@ -560,18 +560,25 @@ def test_msucb_starts_lbfgsb_from_each_subspaces_best_candidates(monkeypatch):
     assert (p.meta["t"], p.meta["subspace"]) == (t, k // 2)
 
 
-def test_msucb_screens_subspaces_on_their_best_candidate(monkeypatch):
-    """n_optimize=2 of 6 subspaces, screen_budget=30: each subspace is scored on the first
-    30 // 6 = 5 candidates and the two with the highest maximum are refined."""
+@pytest.mark.parametrize("screen_budget, c_screen", [(30, 5), (5, 1)])
+def test_msucb_screens_subspaces_on_their_best_candidate(monkeypatch, screen_budget, c_screen):
+    """n_optimize=2 of 6 subspaces: each subspace is scored on the first
+    max(1, screen_budget // 6) candidates and the two with the highest maximum are refined."""
     opt = _msucb_told(N0=6, restarts=1, trust_region=False, n_perturb=None, n_optimize=2,
-                      screen_budget=30, n_model=0)
+                      screen_budget=screen_budget, n_model=0)
     cand = Capture(MSUCB._candidates)
     monkeypatch.setattr(MSUCB, "_candidates", lambda self, *a: cand(self, *a))
     runs = Capture(msucb_module.lbfgsb_batch)
     monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    ranked = Capture(msucb_module.top_k)
+    monkeypatch.setattr(msucb_module, "top_k", ranked)
     (p,) = opt.ask()
     Z, C = opt.subspaces(1), cand.returned
-    best = [_hand_ucb(opt, np.hstack([np.repeat(z[None], 5, 0), C[:5]]), 1).max() for z in Z]
+    best = [_hand_ucb(opt, np.hstack([np.repeat(z[None], c_screen, 0), C[:c_screen]]), 1).max()
+            for z in Z]
+    ((screened, n_refined),) = ranked.calls
+    np.testing.assert_allclose(screened, best, rtol=1e-7)
+    assert n_refined == 2
     chosen = list(np.argsort(best)[::-1][:2])
     ((_, Y0),) = [call[:2] for call in runs.calls]
     Y, vals = runs.returned
@@ -618,8 +625,27 @@ def test_msucb_with_fewer_than_two_finite_values_draws_uniformly():
                 init_centre=False)
     opt.tell(np.full(3, 0.5), 1.0, {"init": True})
     opt.tell(np.full(3, 0.2), float("nan"))
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,) and len(set(x)) == 3
+    opt.tell(np.full(3, 0.7), 2.0)  # two finite values: the GP proposes
     (p,) = opt.ask()
-    assert p.meta == {"random": True}
+    assert "random" not in p.meta and p.meta["t"] == 3
+
+
+def test_msucb_batch_conditions_on_the_told_values_and_believed_pending_means(monkeypatch):
+    opt = _msucb_told(N0=2, n_model=3)
+    models = []
+    real = MSUCB._maximize
+    monkeypatch.setattr(MSUCB, "_maximize", lambda self, gp, *a: models.append(gp)
+                        or real(self, gp, *a))
+    first, second = opt.ask(2)
+    base, believer = models
+    np.testing.assert_array_equal(believer.X, np.vstack([opt.X, first.x]))
+    target = -opt.y  # the model of -y, then the first point at its predicted mean
+    expected = np.append(target, base.predict(first.x[None])[0])
+    np.testing.assert_allclose(believer.y_mean + believer.y_std * believer.z, expected,
+                               rtol=1e-10)
+    np.testing.assert_array_equal(believer.params.lengthscales, base.params.lengthscales)
 
 
 def test_msucb_d_zero_proposes_the_unseen_point_of_z_t_with_the_highest_ucb():

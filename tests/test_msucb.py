@@ -25,6 +25,11 @@ def test_beta_matches_the_paper():
                                                                         / (2 * delta)))
     opt = MSUCB(40, d=3, a=2.0, b=0.5, delta=0.05, beta_scale=0.5)
     assert opt.beta(t) == pytest.approx(0.5 * expected)
+    # t = 1 (and anything below it): the logs of pi^2 / delta and 2 b d sqrt(log(6 D a / delta))
+    first = 2 * np.log(np.pi**2 / 0.05) + 6 * np.log(3 * np.sqrt(np.log(6 * 40 * 2 / 0.05)))
+    assert msucb_beta(1, 3, 40, 2.0, 0.5, 0.05) == pytest.approx(first)
+    assert msucb_beta(0, 3, 40, 2.0, 0.5, 0.05) == pytest.approx(first)
+    assert msucb_beta(1, 0, 40, delta=0.05) == pytest.approx(4 * np.log(np.pi**2 / 0.1))
 
 
 @pytest.mark.parametrize("N0, alpha", [(1, 0), (2, 1)])
