@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 ARCHIVES = Path(__file__).with_name("results")
-SUITES = ("hd", "d100", "bbob", "scale", "demo")
+SUITES = ("hd", "d100", "bbob", "scale", "demo", "constrained")
 _SKIP = re.compile(r"(-go\b|-go-|-pair$|^replaced$)")
 _ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})(?:-s(\d+))?")
 SUITE_FILES = Path(__file__).resolve().parents[1] / "hdbo_cli" / "suites"
