@@ -23,7 +23,9 @@ from hdbo_engine.gp import (
     next_refit,
     rbf,
     robust_cholesky,
+    run_end,
     scaled_sqdist,
+    told_without_meta,
 )
 
 SQRT5 = math.sqrt(5.0)
@@ -426,3 +428,30 @@ def test_subspace_grid_in_blocks_of_one_subspace_matches_the_textbook_posterior(
         e_mean, e_var = hand_posterior(X, y, gp.params, full[::300])
         np.testing.assert_allclose(gp.y_mean + gp.y_std * mean[i, ::300], e_mean, rtol=1e-9)
         np.testing.assert_allclose(var[i, ::300] * gp.y_std**2, e_var, rtol=1e-7, atol=1e-12)
+
+
+def test_points_told_without_a_meta_and_the_end_of_their_run():
+    bare = told_without_meta([{}, {"t": 1}, {}, {}, {"init": True}, {}, {}])
+    np.testing.assert_array_equal(bare, [True, False, True, True, False, True, True])
+    assert run_end(3, bare) == 4  # the 3rd point opens a run of two: fit after the 4th
+    assert run_end(4, bare) == 4
+    assert run_end(2, bare) == 2 and run_end(5, bare) == 5  # told with a meta: unchanged
+    assert run_end(6, bare) == 7  # a run up to the end of the history
+    assert run_end(1, bare) == 1  # a run of one
+    assert run_end(0, bare) == 0 and run_end(8, bare) == 8 and run_end(3, None) == 3
+
+
+def test_chain_fits_once_at_the_end_of_a_run_of_points_told_without_a_meta(monkeypatch):
+    X, y = _data(n=14)
+    fits = []
+    real = GP.fit
+    monkeypatch.setattr(GP, "fit", lambda self, Xf, *a, **k: fits.append(len(Xf))
+                        or real(self, Xf, *a, **k))
+    bare = np.array([True] * 10 + [False] * 4)  # a warm start of ten, then proposals
+    chain = HyperparameterChain(3, refit_growth=0.25)
+    chain.params(X, y, bare=bare)
+    # checkpoints 1, 2, ... fall inside the run: one fit at 10, then 10 + 2 = 12; 15 > 14
+    assert fits == [10, 12] and chain.n_fitted == 12
+    fits.clear()
+    model = HyperparameterChain(3, refit_growth=0.25).model(X, y, bare=bare)
+    assert fits == [10, 12] and model.X.shape == (14, 3)
