@@ -398,3 +398,20 @@ def test_phase_one_incomplete_gives_uniform_points() -> None:
              [{"init": True}] * 3)  # two finite values: Phase I needs three
     out = opt._propose(2, np.random.default_rng(0))
     assert [meta for _, meta in out] == [{"phase": 1}] * 2
+
+
+def test_joint_ascent_stays_in_its_box() -> None:
+    """App. D.1's projected ascent: every iterate is projected onto [lower, upper], so the
+    point returned lies in the box even with long steps."""
+    opt = GOUCB(3, seed=2, budget=30, n_init=5, init_design="uniform", line_search=False,
+                acquisition="joint", joint_steps=8, joint_lr=0.5, **FAST)
+    X = np.random.default_rng(5).random((8, 3))
+    opt.tell(X[:5], sphere(X[:5]), [{"init": True}] * 5)
+    opt.tell(X[5:], sphere(X[5:]))
+    opt.ask()  # brings the Phase II state up to date
+    lower, upper = np.full(3, 0.45), np.full(3, 0.55)
+    starts = np.random.default_rng(6).uniform(0.45, 0.55, (16, 3))
+    for k in range(16):
+        x, value = opt._joint_ascent(opt._ball, opt._w, opt.beta(4), starts[k:k + 1],
+                                     lower, upper)
+        assert np.all((x >= lower - 1e-12) & (x <= upper + 1e-12)) and np.isfinite(value)

@@ -239,3 +239,17 @@ def test_rebuild_starts_the_hyperparameter_chain_at_the_recorded_checkpoint(monk
         rebuilt = MSUCB.from_history(8, live.X, live.y, metas, **kwargs)
         np.testing.assert_array_equal(rebuilt.ask()[0].x, expected)
         assert len(fits) > 1  # replayed from scratch or from an earlier checkpoint
+
+
+def test_a_warm_start_without_metas_costs_one_hyperparameter_fit(monkeypatch):
+    """Twelve points told without a meta are one run: the chain's checkpoints inside it move
+    to its end, so the first ask fits once, on all twelve."""
+    X = np.random.default_rng(0).random((12, 3))
+    opt = MSUCB(3, seed=0, n_init=4, init_design="uniform", line_search=False)
+    opt.tell(X, (X**2).sum(1))
+    fits: list[int] = []
+    real_fit = GP.fit
+    monkeypatch.setattr(GP, "fit", lambda self, Xf, *a, **k: fits.append(len(Xf))
+                        or real_fit(self, Xf, *a, **k))
+    opt.ask()
+    assert fits == [12]
