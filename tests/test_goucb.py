@@ -415,3 +415,23 @@ def test_joint_ascent_stays_in_its_box() -> None:
         x, value = opt._joint_ascent(opt._ball, opt._w, opt.beta(4), starts[k:k + 1],
                                      lower, upper)
         assert np.all((x >= lower - 1e-12) & (x <= upper + 1e-12)) and np.isfinite(value)
+
+
+def test_a_non_finite_score_is_never_the_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Candidates whose bound is not finite score -inf in step 5."""
+    opt = GOUCB(2, seed=1, budget=20, n_init=4, init_design="uniform", line_search=False,
+                trust_region=False, n_candidates=16, restarts=0, fit_restarts=1,
+                fit_maxiter=50)
+    X = np.random.default_rng(2).random((4, 2))
+    opt.tell(X, sphere(X), [{"init": True}] * 4)
+    real = GOUCB._ucb
+
+    def nan_first(self, ball, w, beta, Xt):
+        scores = real(self, ball, w, beta, Xt).clone()
+        scores[0] = float("nan")  # the incumbent, first of the candidates
+        return scores
+
+    monkeypatch.setattr(GOUCB, "_ucb", nan_first)
+    (p,) = opt.ask()
+    assert np.isfinite(p.meta["ucb"])
+    assert not np.array_equal(p.x, X[int(np.argmin(sphere(X)))])
