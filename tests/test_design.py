@@ -99,3 +99,24 @@ def test_line_point_is_none_without_slopes_or_with_pending_points(flat):
         np.testing.assert_allclose(x, [0.3 - 1 / 6, 0.5], rtol=1e-12)
         opt.ask()
         assert opt._line_point() is None  # a pending point: the line search waits
+
+
+def test_a_probe_pair_around_a_re_evaluated_base_gives_the_central_difference():
+    """The minus probe steps from the base told again after the plus probe: its forward
+    difference would use the base, the pair of probes gives (y+ - y-) / (x+ - x-)."""
+    opt = MSUCB(2, seed=0, n_init=4, budget=100)
+    opt._axis = (np.array([1, 0]), np.ones(2))
+    c = np.array([0.5, 0.5])
+    X = np.array([c, c + [0.0, 0.2], c, c - [0.0, 0.1]])
+    y = [1.0, 1.6, 1.1, 0.7]
+    metas = [{"init": True, "centre": True}, {"init": True, "axis": [0, 1]}, {"init": True},
+             {"init": True, "axis": [0, -1]}]
+    opt.tell(X, y, metas)
+    np.testing.assert_allclose(opt._design_slopes(4), [0.0, (1.6 - 0.7) / 0.3], rtol=1e-12)
+    # the minus probe steps from another base (coordinate 0 moved): the probes are not a
+    # pair, the forward difference from that base stands
+    X2 = np.array([c, c + [0.0, 0.2], [0.6, 0.5], [0.6, 0.4]])
+    other = MSUCB(2, seed=0, n_init=4, budget=100)
+    other._axis = (np.array([1, 0]), np.ones(2))
+    other.tell(X2, y, metas)
+    np.testing.assert_allclose(other._design_slopes(4), [0.0, (0.7 - 1.1) / -0.1], rtol=1e-12)
