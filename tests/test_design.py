@@ -120,3 +120,21 @@ def test_a_probe_pair_around_a_re_evaluated_base_gives_the_central_difference():
     other._axis = (np.array([1, 0]), np.ones(2))
     other.tell(X2, y, metas)
     np.testing.assert_allclose(other._design_slopes(4), [0.0, (0.7 - 1.1) / -0.1], rtol=1e-12)
+
+
+def test_probes_on_one_side_of_their_base_are_not_a_central_pair():
+    """At the cube's face both probes step inwards to the same point, and a re-evaluation
+    of the plus probe's point is a base level with it: neither is a central pair."""
+    opt = MSUCB(2, seed=0, n_init=3, budget=100)
+    opt._axis = (np.array([1, 0]), np.ones(2))
+    X = np.array([[0.5, 0.95], [0.5, 0.78], [0.5, 0.78]])  # base, plus and minus inwards
+    opt.tell(X, [1.0, 0.5, 0.6], [{"init": True}, {"init": True, "axis": [0, 1]},
+                                  {"init": True, "axis": [0, -1]}])
+    # a point at the probe's own coordinate is no base: the minus probe steps from 0.95
+    np.testing.assert_allclose(opt._design_slopes(3), [0.0, (0.6 - 1.0) / (0.78 - 0.95)])
+    level = MSUCB(2, seed=0, n_init=4, budget=100)
+    level._axis = (np.array([1, 0]), np.ones(2))
+    X = np.array([[0.5, 0.5], [0.5, 0.7], [0.5, 0.7], [0.5, 0.3]])
+    level.tell(X, [1.0, 2.0, 2.5, 0.4], [{"init": True}, {"init": True, "axis": [0, 1]},
+                                         {"init": True}, {"init": True, "axis": [0, -1]}])
+    np.testing.assert_allclose(level._design_slopes(4), [0.0, (0.4 - 2.5) / (0.3 - 0.7)])

@@ -130,6 +130,9 @@ def test_robust_cholesky_adds_jitter_only_when_needed_and_clips_as_a_last_resort
     L = robust_cholesky(near)
     np.testing.assert_allclose(L @ L.T, near + 1e-8 * np.eye(2), rtol=0, atol=1e-15)
     # eigenvalues 3 and -1: no jitter up to 1e-2 helps; -1 is clipped to 1e-2 of the scale
+    # the jitter is relative to the mean diagonal: 1e-8 of 0.01
+    L = robust_cholesky(0.01 * near)
+    np.testing.assert_allclose(L @ L.T, 0.01 * near + 1e-10 * np.eye(2), rtol=0, atol=1e-17)
     bad = np.array([[1.0, 2.0], [2.0, 1.0]])
     L = robust_cholesky(bad)
     expected = np.array([[1.505, 1.495], [1.495, 1.505]])  # V diag(3, 0.01) V^T
@@ -216,6 +219,8 @@ def test_constant_and_single_outputs_keep_unit_scale():
     assert tiny.y_std == 1.0
     small = GP(3).set_data(X[:2], np.array([1.0, 1.0 + 1e-6]))
     assert small.y_std == pytest.approx(5e-7)
+    near_zero = GP(3).set_data(X[:2], np.array([0.0, 3e-12]))  # 1.5e-12 > 1e-12 * max(1, .)
+    assert near_zero.y_std == pytest.approx(1.5e-12)
 
 
 def test_posterior_variance_is_floored_at_1e_12():
@@ -455,3 +460,14 @@ def test_chain_fits_once_at_the_end_of_a_run_of_points_told_without_a_meta(monke
     fits.clear()
     model = HyperparameterChain(3, refit_growth=0.25).model(X, y, bare=bare)
     assert fits == [10, 12] and model.X.shape == (14, 3)
+
+
+def test_two_points_are_fitted_and_fit_maxiter_caps_the_iterations():
+    X, y = _data(n=12)
+    two = GP(3).fit(X[:2], y[:2])
+    assert two.fitted and not np.allclose(two.params.to_vector(), GP(3).params.to_vector())
+    z = (y - y.mean()) / y.std()
+    capped = GP(3, fit_maxiter=1).fit(X, y)
+    full = GP(3, fit_maxiter=60).fit(X, y)
+    assert hand_neg_log_posterior(X, z, capped.params.to_vector(), 3) > \
+        hand_neg_log_posterior(X, z, full.params.to_vector(), 3) + 1e-3
