@@ -81,6 +81,10 @@ def test_line_point_steps_from_the_best_design_point_along_minus_the_slopes():
     np.testing.assert_allclose(x2, np.clip(x + direction / 3, 0.0, 1.0), rtol=1e-12)
     opt.tell(x2, 0.2, meta2)  # a long step failed after one improved: over
     assert opt._line_point() is None
+    again, _ = _history()
+    again.n_init = 9
+    again.tell(np.full(3, 0.4), 0.3)  # a model point: the line search is over
+    assert again._line_point() is None
 
 
 @pytest.mark.parametrize("flat", [True, False])
@@ -138,3 +142,28 @@ def test_probes_on_one_side_of_their_base_are_not_a_central_pair():
     level.tell(X, [1.0, 2.0, 2.5, 0.4], [{"init": True}, {"init": True, "axis": [0, 1]},
                                          {"init": True}, {"init": True, "axis": [0, -1]}])
     np.testing.assert_allclose(level._design_slopes(4), [0.0, (0.4 - 2.5) / (0.3 - 0.7)])
+
+
+def test_a_probe_past_the_cube_face_steps_inwards():
+    opt = MSUCB(2, seed=0, n_init=5, budget=100)
+    opt._axis = (np.array([0, 1]), np.ones(2))
+    opt.tell(np.array([[0.5, 0.5], [0.95, 0.5]]), [1.0, 0.5],
+             [{"init": True, "centre": True}, {"init": True}])
+    (p,) = opt.ask()  # coordinate 0 from the best point, 0.95: +1/6 leaves the cube
+    assert p.meta["axis"] == [0, 1]
+    np.testing.assert_allclose(p.x, [0.95 - 1 / 6, 0.5], rtol=1e-12)
+
+
+def test_steps_the_space_snaps_back_move_on_to_the_next_coordinate():
+    from hdbo_engine.space import Integer, Real, Space
+
+    space = Space([Integer(0, 1), Real(0.0, 1.0)])
+    opt = MSUCB(space, seed=0, n_init=5, budget=100)
+    opt._axis = (np.array([0, 1]), np.ones(2))
+    (c,) = opt.ask()
+    opt.tell(c.x, 1.0)
+    (p,) = opt.ask()
+    for step in (1 / 6, -1 / 6):  # both steps of the integer decode to the centre's value
+        assert space.decode(c.x + [step, 0.0])[0][0] == space.decode(c.x)[0][0]
+    assert p.meta["axis"] == [1, 1]
+    np.testing.assert_allclose(p.x, c.x + [0.0, 1 / 6], rtol=1e-12)

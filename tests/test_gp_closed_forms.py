@@ -9,6 +9,7 @@ read back from the code under test to build an expected value.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -221,6 +222,16 @@ def test_constant_and_single_outputs_keep_unit_scale():
     assert small.y_std == pytest.approx(5e-7)
     near_zero = GP(3).set_data(X[:2], np.array([0.0, 3e-12]))  # 1.5e-12 > 1e-12 * max(1, .)
     assert near_zero.y_std == pytest.approx(1.5e-12)
+
+
+def test_without_data_the_posterior_is_the_prior():
+    gp = GP(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty diagonal
+        gp.set_data(np.empty((0, 2)), np.empty(0))
+    mean, var = gp.predict(np.array([[0.3, 0.6]]))
+    assert (gp.y_mean, gp.y_std) == (0.0, 1.0)
+    assert mean[0] == 0.0 and var[0] == pytest.approx(1.0)
 
 
 def test_posterior_variance_is_floored_at_1e_12():

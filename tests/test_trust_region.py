@@ -156,14 +156,29 @@ def test_bounds_are_the_box_around_the_centre_clipped_to_the_cube():
     np.testing.assert_allclose(hi, [0.6, 0.7, 0.9])
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(failure_tol=0), dict(failure_tol=1, success_tol=0),
-    dict(failure_tol=1, length_min=0.0), dict(failure_tol=1, length_min=0.9),
-    dict(failure_tol=1, length_max=0.7),
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(failure_tol=0), "failure_tol and success_tol must be >= 1"),
+    (dict(failure_tol=1, success_tol=0), "failure_tol and success_tol must be >= 1"),
+    (dict(failure_tol=1, length_min=0.0), "expected 0 < length_min <= length_init <= length_max"),
+    (dict(failure_tol=1, length_min=0.9), "expected 0 < length_min <= length_init"),
+    (dict(failure_tol=1, length_max=0.7), "length_init <= length_max"),
 ])
-def test_bad_settings_are_refused(kwargs):
-    with pytest.raises(ValueError):
+def test_bad_settings_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
         TrustRegion(2, **kwargs)
+
+
+def test_values_and_metas_must_pair_up():
+    tr = TrustRegion(2, failure_tol=2)
+    with pytest.raises(ValueError):
+        tr.observe(np.array([1.0, 2.0]), [MODEL])
+
+
+def test_a_value_exactly_at_the_margin_is_not_an_improvement():
+    tr = TrustRegion(2, failure_tol=10)
+    tr.observe(np.array([10.0]), [INIT])
+    tr.observe(np.array([10.0 - 1e-3 * 10.0]), [MODEL])  # best - 1e-3 |best| exactly
+    assert (tr.successes, tr.failures) == (0, 1)
 
 
 def test_boundary_settings_are_accepted():
