@@ -125,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(n for n in pending(args.module, status, args.sampled)
                         if n not in equivalent))
         return 0
-    print("| module | mutants | killed | survived | no tests | timeout | equivalent | score |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| module | in scope | run | killed | survived | no tests | timeout | equivalent "
+          "| score |")
+    print("|---|---|---|---|---|---|---|---|---|")
     survivors: list[str] = []
     for module in args.module:
         names = [n for n in status if in_scope(n, module)
@@ -135,14 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         killed = counts["killed"] + counts["timeout"] + counts["caught by type check"]
         scored = len(names) - counts["equivalent"]
         score = f"{100 * killed / scored:.1f}%" if scored else "-"
-        print(f"| {module} | {len(names)} | {counts['killed']} | {counts['survived']} | "
+        total = sum(1 for n in status if in_scope(n, module))
+        print(f"| {module} | {total} | {len(names)} | {counts['killed']} | {counts['survived']} | "
               f"{counts['no tests']} | {counts['timeout']} | {counts['equivalent']} | {score} |")
         survivors += [n for n in names if n not in equivalent
                       and status[n] in ("survived", "no tests", "suspicious")]
-        unchecked = sum(1 for n in status if in_scope(n, module)
-                        and status[n] == "not checked")
-        if unchecked:
-            print(f"|   ({module}: {unchecked} mutants not run yet) |||||||")
     print(f"\nsurvivors ({len(survivors)}):")
     for name in survivors:
         print(f"  {name}: {status[name]}")

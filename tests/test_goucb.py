@@ -435,3 +435,23 @@ def test_a_non_finite_score_is_never_the_choice(monkeypatch: pytest.MonkeyPatch)
     (p,) = opt.ask()
     assert np.isfinite(p.meta["ucb"])
     assert not np.array_equal(p.x, X[int(np.argmin(sphere(X)))])
+
+
+@pytest.mark.parametrize("run, refits", [(6, [10]), (2, [6])])
+def test_a_refit_due_in_a_run_without_metas_happens_once_at_its_end(
+        monkeypatch: pytest.MonkeyPatch, run: int, refits: list[int]) -> None:
+    """refit_every=2: a refit falls due two Phase II points after the design; the points
+    told without a meta are one run, so the oracle is refitted once, at the run's end,
+    warm-started from the anchor."""
+    opt = GOUCB(2, seed=0, budget=30, n_init=4, init_design="uniform", line_search=False,
+                refit_every=2, **FAST)
+    X = np.random.default_rng(3).random((4 + run, 2))
+    opt.tell(X[:4], sphere(X[:4]), [{"init": True}] * 4)
+    opt.tell(X[4:], sphere(X[4:]))  # no metas: a warm start
+    calls = []
+    real = GOUCB._refit
+    monkeypatch.setattr(GOUCB, "_refit", lambda self, n, y, start=None: calls.append(
+        (n, start is not None)) or real(self, n, y, start))
+    (p,) = opt.ask()
+    assert calls == [(n, True) for n in refits]
+    assert p.meta["t"] == run + 1

@@ -454,6 +454,7 @@ def test_points_told_without_a_meta_and_the_end_of_their_run():
     assert run_end(2, bare) == 2 and run_end(5, bare) == 5  # told with a meta: unchanged
     assert run_end(6, bare) == 7  # a run up to the end of the history
     assert run_end(1, bare) == 1  # a run of one
+    assert run_end(1, np.array([True, True, False])) == 2  # the first point opens a run
     assert run_end(0, bare) == 0 and run_end(8, bare) == 8 and run_end(3, None) == 3
 
 
