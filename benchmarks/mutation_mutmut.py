@@ -10,7 +10,7 @@ and left out of the score.
 
 Usage::
 
-    python benchmarks/mutation_mutmut.py --command        # the mutmut command for the scope
+    eval "$(python benchmarks/mutation_mutmut.py --command)"   # run mutmut on the scope
     python benchmarks/mutation_mutmut.py                  # scores and survivors, from mutants/
     python benchmarks/mutation_mutmut.py --module msucb   # one module
     mutmut run --max-children 1 $(python benchmarks/mutation_mutmut.py --pending --sampled)
