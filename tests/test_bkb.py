@@ -576,3 +576,26 @@ def test_floored_variance_has_zero_gradient_and_scales_with_the_signal_variance(
     _, var, _, dvar = _mean_var_grad(sk, np.zeros(2), Q, X)
     np.testing.assert_allclose(var, 1e-12 * 2.5 / 0.04)
     np.testing.assert_array_equal(dvar, 0.0)
+
+
+@pytest.mark.parametrize("n_candidates, n_sobol", [(3, 1), (4, 2), (7, 2), (40, 16), (64, 32)])
+def test_sobol_candidates_are_the_largest_power_of_two_up_to_half(
+        monkeypatch: pytest.MonkeyPatch, n_candidates: int, n_sobol: int) -> None:
+    """Appendix A's candidate set: 2^floor(log2(c / 2)) Sobol points (1 below c = 4), the
+    rest perturbations of the best points."""
+    from hdbo_engine.algorithms import bkb as bkb_module
+
+    drawn = []
+    real = bkb_module.qmc.Sobol
+
+    class Spy(real):
+        def random(self, n=1, **kwargs):
+            drawn.append(n)
+            return super().random(n, **kwargs)
+
+    monkeypatch.setattr(bkb_module.qmc, "Sobol", Spy)
+    opt = BKB(3, seed=0, n_candidates=n_candidates, candidates="sobol")
+    rng = np.random.default_rng(1)
+    C = opt._candidates(rng.random((6, 3)), rng.random(6), np.zeros(3), np.ones(3),
+                        np.random.default_rng(2))
+    assert drawn == [n_sobol] and C.shape == (n_candidates, 3)
