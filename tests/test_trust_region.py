@@ -156,12 +156,14 @@ def test_bounds_are_the_box_around_the_centre_clipped_to_the_cube():
     np.testing.assert_allclose(hi, [0.6, 0.7, 0.9])
 
 
+TOLS = "^failure_tol and success_tol must be >= 1$"
+LENGTHS = "^expected 0 < length_min <= length_init <= length_max$"
+
+
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(failure_tol=0), "failure_tol and success_tol must be >= 1"),
-    (dict(failure_tol=1, success_tol=0), "failure_tol and success_tol must be >= 1"),
-    (dict(failure_tol=1, length_min=0.0), "expected 0 < length_min <= length_init <= length_max"),
-    (dict(failure_tol=1, length_min=0.9), "expected 0 < length_min <= length_init"),
-    (dict(failure_tol=1, length_max=0.7), "length_init <= length_max"),
+    (dict(failure_tol=0), TOLS), (dict(failure_tol=1, success_tol=0), TOLS),
+    (dict(failure_tol=1, length_min=0.0), LENGTHS), (dict(failure_tol=1, length_min=0.9), LENGTHS),
+    (dict(failure_tol=1, length_max=0.7), LENGTHS),
 ])
 def test_bad_settings_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
