@@ -7,6 +7,7 @@ Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -113,3 +114,23 @@ def check_bool(arg: str, value: object) -> None:
     """``TypeError`` naming ``arg`` unless ``value`` is a bool (option validation)."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{arg}: expected a bool, got {value!r}")
+
+
+#: The largest ``D x budget`` at which the engine algorithms were measured against the scale
+#: targets (a run within 15 CPU minutes and 2 GiB on one core): 500 evaluations at D = 5000
+#: (``hdbo_cli/suites/scale.toml``; each algorithm's page, "Large D").
+MEASURED_SCALE = 5000 * 500
+
+
+def warn_beyond_measured_scale(name: str, page: str, dim: int, budget: int | None,
+                               limit: int = MEASURED_SCALE) -> None:
+    """A ``UserWarning`` naming ``dim`` and ``budget`` when ``dim * budget`` exceeds ``limit``
+    (no warning when the budget is unknown): the algorithm ``name``'s cost per ask grows with
+    the history, and such a run may exceed 15 CPU minutes or 2 GiB (``page``: its
+    ``docs/algorithms`` page)."""
+    if budget is not None and dim * budget > limit:
+        warnings.warn(
+            f"{name}: D = {dim} with budget = {budget} is beyond the sizes measured to finish "
+            f"within 15 CPU minutes and 2 GiB on one core (D x budget <= {limit:.3g}); its cost "
+            f"per ask grows with the history (docs/algorithms/{page}.md, 'Large D')",
+            UserWarning, stacklevel=3)

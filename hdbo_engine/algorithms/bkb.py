@@ -88,6 +88,7 @@ from ..util import (
     impute_failures,
     is_int,
     meta_records,
+    warn_beyond_measured_scale,
 )
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
@@ -286,6 +287,7 @@ class BKB(Optimizer):
             options = replace(self.preset_options(preset), init_design="uniform")
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
+        warn_beyond_measured_scale(type(self).__name__, "bkb", self.dim, self.budget)
         o = self.options
         D = self.dim
         self.arms = None if arms is None else self._check_arms(arms)

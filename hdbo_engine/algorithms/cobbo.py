@@ -75,7 +75,14 @@ from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion
-from ..util import check_bool, check_int, impute_failures, is_int, is_number
+from ..util import (
+    check_bool,
+    check_int,
+    impute_failures,
+    is_int,
+    is_number,
+    warn_beyond_measured_scale,
+)
 
 BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
 _BLOCK_STREAM = 104_729  # separates block draws from the ask streams
@@ -266,6 +273,7 @@ class CobBO(Optimizer):
                  options: CobBOOptions | None = None, **overrides: Any) -> None:
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
+        warn_beyond_measured_scale(type(self).__name__, "cobbo", self.dim, self.budget)
         o = self.options
         D = self.dim
         self.flat_backoff = bool(o.flat_backoff)

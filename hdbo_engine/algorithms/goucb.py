@@ -79,6 +79,7 @@ from ..util import (
     impute_failures,
     is_finite_number,
     meta_records,
+    warn_beyond_measured_scale,
 )
 
 __all__ = ["GOUCB", "GOUCBOptions", "default_model"]
@@ -390,6 +391,7 @@ class GOUCB(Optimizer):
                  options: GOUCBOptions | None = None, **overrides: Any) -> None:
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
+        warn_beyond_measured_scale(type(self).__name__, "goucb", self.dim, self.budget)
         o = self.options
         torch = _import_torch()
         try:

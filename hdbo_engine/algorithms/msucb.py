@@ -64,7 +64,14 @@ from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
 from ..trust_region import TrustRegion
-from ..util import check_bool, check_int, has_record, is_number, meta_records
+from ..util import (
+    check_bool,
+    check_int,
+    has_record,
+    is_number,
+    meta_records,
+    warn_beyond_measured_scale,
+)
 
 _Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
 _MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)
@@ -180,6 +187,7 @@ class MSUCB(Optimizer):
                  options: MSUCBOptions | None = None, **overrides: Any) -> None:
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
+        warn_beyond_measured_scale(type(self).__name__, "msucb", self.dim, self.budget)
         o = self.options
         self.acquisition = o.acquisition
         D = self.dim
