@@ -116,9 +116,9 @@ def check_bool(arg: str, value: object) -> None:
         raise TypeError(f"{arg}: expected a bool, got {value!r}")
 
 
-#: The largest ``D x budget`` at which the engine algorithms were measured against the scale
+#: The largest ``D x budget`` at which the engine algorithms were measured within the scale
 #: targets (a run within 15 CPU minutes and 2 GiB on one core): 500 evaluations at D = 5000
-#: (``hdbo_cli/suites/scale.toml``; each algorithm's page, "Large D").
+#: (``hdbo_cli/suites/scale.toml``; each algorithm's page, "Large D"; GO-UCB has its own).
 MEASURED_SCALE = 5000 * 500
 
 
