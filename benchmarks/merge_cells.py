@@ -5,7 +5,9 @@ uses, each archive holding runs of one date (ordered by the date in its name, th
 number after it; an archive without a number comes last on its date). A later archive's
 cell replaces an earlier one of the same (suite, group, method, seed). This script extracts
 them in order and copies each cell into ``OUT/bench-<suite>/cells/...``, beside the suite's
-definition, where ``hdbo report OUT/bench-<suite>`` reads them. Runs kept in the archives
+definition, where ``hdbo report OUT/bench-<suite>`` reads them, with the command that runs
+the suite's missing cells into that folder (``command.txt``; the runs behind the archived
+cells are listed in ``preface.md``). Runs kept in the archives
 for the record but not in the tables (folders named ``*-go*``, ``*-pair`` and
 ``replaced``) are skipped.
 
@@ -55,6 +57,8 @@ def merge(out: Path) -> dict[str, int]:
     for suite in SUITES:
         (out / f"bench-{suite}").mkdir(parents=True, exist_ok=True)
         shutil.copy2(SUITE_FILES / f"{suite}.toml", out / f"bench-{suite}" / "suite.toml")
+        (out / f"bench-{suite}" / "command.txt").write_text(
+            f"hdbo bench --suite {suite} --out {out.as_posix()}/bench-{suite}\n")
     for archive in archives():
         with tempfile.TemporaryDirectory() as tmp, tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")
