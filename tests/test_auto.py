@@ -7,6 +7,7 @@ import pytest
 
 from hdbo_engine import get_algorithm
 from hdbo_engine.algorithms.auto import Auto, default_members
+from hdbo_engine.gp import GP
 
 D, BUDGET = 8, 40
 
@@ -115,6 +116,22 @@ def test_recommend_is_the_best_point_when_deterministic_and_the_mean_when_noisy(
             assert smooth[np.flatnonzero((X == rec).all(axis=1))[0]] <= np.sort(smooth)[4]
         else:
             assert np.array_equal(rec, X[expected])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 4, 5])
+def test_noisy_recommendation_prefers_a_supported_low_mean_to_one_lucky_draw(seed: int) -> None:
+    # 40 draws around 0.2 of a flat level 0 with noise 0.3, 40 around 0.8 of level 1, and one
+    # isolated draw of -0.4: the isolated point has the lowest posterior mean, but one draw
+    # with noise 0.3 is weak evidence, and the upper 0.9 quantile prefers the level-0 cluster
+    rng = np.random.default_rng(seed)
+    X = np.vstack([0.2 + 0.05 * rng.random((40, 2)), 0.75 + 0.05 * rng.random((40, 2)),
+                   [[0.15, 0.9]]])
+    y = np.concatenate([rng.normal(0.0, 0.3, 40), rng.normal(1.0, 0.3, 40), [-0.4]])
+    mean, _ = GP(2).fit(X, y).predict(X)
+    assert int(np.argmin(mean)) == 80  # the lowest-mean rule would recommend the lucky draw
+    opt = Auto(2, seed=0, noisy=True)
+    opt.tell(X, y)
+    assert np.all(opt.recommend() <= 0.25)
 
 
 def test_bad_arguments_are_named() -> None:

@@ -31,8 +31,11 @@ Rules
   GP fitted to the told values (the :data:`RECOMMEND_MAX` [400] nearest the best point)
   estimating a noise standard deviation of at least 20% of the values' (noise variance
   >= :data:`NOISY_VAR` = 0.04 on the standardised scale), the told point of lowest posterior
-  mean, as BoTorch advises for noisy objectives; otherwise the best told point. With
-  constraints, both choose among feasible points only (:attr:`Optimizer.best`'s rule).
+  :data:`RECOMMEND_QUANTILE` [0.9] quantile ``mu(x) + Phi^-1(0.9) sigma(x)`` (the kriging
+  quantile of Picheny, Ginsbourger, Richet & Caplin, Technometrics 55(1), 2013: a low mean
+  that the data support, not an isolated one); otherwise the best told point. With
+  constraints, both choose among feasible points only (:attr:`Optimizer.best`'s rule)
+  [auto.md#recommendation].
 
 Proposals are a pure function of the constructor arguments, the told history with metas and
 the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
@@ -46,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
 from ..gp import GP
@@ -58,6 +62,7 @@ MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
 WINDOW = 10
 NOISY_VAR = 0.04  # estimated noise variance (standardised) above which values count as noisy
 RECOMMEND_MIN, RECOMMEND_MAX = 10, 400  # told points the recommendation's GP needs / keeps
+RECOMMEND_QUANTILE = 0.9  # posterior quantile a noisy recommendation minimises
 _KEY = "algorithm"
 
 
@@ -143,8 +148,9 @@ class Auto(Optimizer):
         gp = GP(self.dim).fit(X, y)
         if self.noisy is None and gp.params.noise_var < NOISY_VAR:
             return best[0]
-        mean, _ = gp.predict(X)
-        return X[int(np.argmin(mean))].copy()
+        mean, var = gp.predict(X)
+        quantile = mean + ndtri(RECOMMEND_QUANTILE) * np.sqrt(np.maximum(var, 0.0))
+        return X[int(np.argmin(quantile))].copy()
 
     # ---------------------------------------------------------------- choice
     def records(self) -> dict[str, tuple[int, int]]:
