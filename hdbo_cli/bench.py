@@ -178,16 +178,18 @@ class Suite:
     cell_time_limit_s: float | None
     text: str
 
-    def cells(self, seeds: int | None = None, methods: list[str] | None = None) -> list[Cell]:
-        """All cells (of ``methods`` only, if given), seed-major (all of seed 0 before any of
-        seed 1), then in the suite's method order, so cheap methods listed first finish first."""
+    def cells(self, seeds: int | None = None, methods: list[str] | None = None,
+              first_seed: int = 0) -> list[Cell]:
+        """All cells (of ``methods`` only, if given) for seeds ``first_seed`` ..
+        ``first_seed + seeds - 1``, seed-major (all of one seed before any of the next), then
+        in the suite's method order, so cheap methods listed first finish first."""
         n = self.seeds if seeds is None else seeds
         if methods is not None:
             unknown = sorted(set(methods) - {c.method for c in self.cells_by_seed})
             if unknown:
                 raise ValueError(f"--methods: {unknown} not in suite {self.name!r}")
         return [Cell(c.problem, c.dim, c.budget, c.method, s, c.time_limit_s)
-                for s in range(n) for c in self.cells_by_seed
+                for s in range(first_seed, first_seed + n) for c in self.cells_by_seed
                 if methods is None or c.method in methods]
 
 
@@ -659,8 +661,11 @@ def _set_threads(threads: int) -> None:
 
 def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
               progress: bool = True, command: str | None = None,
-              methods: list[str] | None = None) -> list[dict[str, Any]]:
+              methods: list[str] | None = None, first_seed: int = 0) -> list[dict[str, Any]]:
     """Run every unfinished cell of ``suite`` (seed-major), ``jobs`` worker processes at a time.
+
+    ``seeds`` seeds from ``first_seed`` on (a seed is both the problem instance and the
+    method's seed, so ``first_seed=100`` runs instances never used before).
 
     ``methods`` restricts the run to some of the suite's methods (two runs on
     the same folder with disjoint ``methods`` can go on side by side).
@@ -682,8 +687,9 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
     if command is not None:
         with open(out / "command.txt", "a") as fh:
             fh.write(command + "\n")
-    todo = [c for c in suite.cells(seeds, methods) if not c.paths(out)[1].exists()]
-    n_all = len(suite.cells(seeds, methods))
+    todo = [c for c in suite.cells(seeds, methods, first_seed)
+            if not c.paths(out)[1].exists()]
+    n_all = len(suite.cells(seeds, methods, first_seed))
     _set_threads(1)
     results = []
     with tqdm(total=sum(c.budget for c in todo), unit="eval", disable=not progress,

@@ -159,7 +159,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         out = _make_dir(Path(args.out or f"hdbo_runs/bench-{suite.name}"), "--out")
         run_suite(suite, out, seeds=args.seeds, jobs=args.jobs, progress=not args.quiet,
                   command=shlex.join(["hdbo", *args.argv]),
-                  methods=methods)
+                  methods=methods, first_seed=args.first_seed)
     (out / "report.md").write_text("# Benchmarks\n\n" + markdown_report(out))
     print(f"results in {out}/ (report.md; `hdbo plot {out}` for plots)")
     return 0
@@ -317,7 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"a committed suite ({', '.join(suite_names())}) "
                             "or a path to a suite .toml")
     bench.add_argument("--seeds", type=positive, default=None,
-                       help="seeds 0 .. N-1 (default: the suite's)")
+                       help="how many seeds N, from --first-seed on (default: the suite's)")
+    bench.add_argument("--first-seed", type=non_negative, default=0,
+                       help="start the seeds here: K .. K+N-1 (a seed is the problem "
+                            "instance and the methods' seed; 100 gives instances never "
+                            "used before)")
     bench.add_argument("--jobs", type=positive, default=1, help="cells run in parallel")
     bench.add_argument("--methods", default=None,
                        help="comma-separated subset of the suite's methods (default: all)")

@@ -109,6 +109,15 @@ def test_cells_are_seed_major() -> None:
     assert seeds == sorted(seeds)
 
 
+def test_first_seed_runs_fresh_instances(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["bench", "--suite", str(write_suite(tmp_path)), "--out", str(out), "--quiet",
+                 "--seeds", "2", "--first-seed", "100", "--methods", "random"]) == 0
+    runs = sorted((out / "cells" / "ackley-D6-n5" / "random").glob("*.json"))
+    assert [r.name for r in runs] == ["seed100.json", "seed101.json"]
+    assert [json.loads(r.read_text())["seed"] for r in runs] == [100, 101]
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("name = 'x'\n", "needs 'group'"),
     ("[[group]]\nproblems=['ackley']\ndims=[5]\nbudget=5\nmethods=['tpe']\n", "unknown method"),
