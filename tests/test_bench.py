@@ -109,6 +109,18 @@ def test_cells_are_seed_major() -> None:
     assert seeds == sorted(seeds)
 
 
+@pytest.mark.parametrize("path", sorted(
+    (Path(__file__).resolve().parents[1] / "benchmarks" / "subsets").glob("*.toml")),
+    ids=lambda p: p.stem)
+def test_subset_suites_are_cells_of_the_committed_suite(path: Path) -> None:
+    # a subset reruns some cells of a committed suite: each of its cells (problem, dimension,
+    # budget, method, time limit) must be one the committed suite defines
+    subset = load_suite(str(path))
+    base = subset.name if subset.name in suite_names() else subset.name.split("-")[0]
+    full = set(load_suite(base).cells(seeds=1))
+    assert subset.cells(seeds=1) and set(subset.cells(seeds=1)) <= full
+
+
 def test_first_seed_runs_fresh_instances(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert main(["bench", "--suite", str(write_suite(tmp_path)), "--out", str(out), "--quiet",
