@@ -687,9 +687,9 @@ def run_suite(suite: Suite, out: Path, seeds: int | None = None, jobs: int = 1,
     if command is not None:
         with open(out / "command.txt", "a") as fh:
             fh.write(command + "\n")
-    todo = [c for c in suite.cells(seeds, methods, first_seed)
-            if not c.paths(out)[1].exists()]
-    n_all = len(suite.cells(seeds, methods, first_seed))
+    cells = suite.cells(seeds, methods, first_seed)
+    todo = [c for c in cells if not c.paths(out)[1].exists()]
+    n_all = len(cells)
     _set_threads(1)
     results = []
     with tqdm(total=sum(c.budget for c in todo), unit="eval", disable=not progress,
