@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hdbo_engine import get_algorithm
-from hdbo_engine.algorithms.auto import Auto, default_members
+from hdbo_engine.algorithms.auto import LARGE_D, Auto, default_members
 from hdbo_engine.gp import GP
 
 D, BUDGET = 8, 40
@@ -45,6 +45,12 @@ def test_each_model_proposal_names_its_algorithm(trained: Auto) -> None:
     assert all("algorithm" not in m for m in design)
     assert model and all(m["algorithm"] in members for m in model)
     assert len({m["algorithm"] for m in model}) >= 2  # a portfolio, not one algorithm
+
+
+def test_cobbo_alone_above_large_d() -> None:
+    assert list(Auto(LARGE_D + 1, seed=0).members) == ["cobbo"]
+    assert set(Auto(LARGE_D, seed=0).members) == set(default_members())
+    assert set(default_members()) >= {"msucb", "bkb", "cobbo"}
 
 
 def test_rebuild_from_history_proposes_the_same_points(trained: Auto) -> None:

@@ -13,7 +13,9 @@ Rules
   Every member is built with the same ``seed``, ``budget`` and ``n_init``, so each agrees
   that the design is over.
 * **Members** [``("goucb", "msucb", "bkb", "cobbo")``; GO-UCB is left out where torch is
-  missing]: practical presets. A member is told the history lazily, when it is next chosen:
+  missing]: practical presets. Above :data:`LARGE_D` [2000] columns, CobBO alone: at
+  D = 5000 the four ended behind random search and passed 2 GiB [auto.md#large-d].
+  A member is told the history lazily, when it is next chosen:
   its own proposals with their metas, the design's points with theirs, the other members'
   points with a meta naming their member alone (proposed by an ask, so a member's model
   takes them in as it would its own: ``hdbo_engine.gp.run_end``), each with its
@@ -59,6 +61,8 @@ from ..space import Space
 from ..util import is_int
 
 MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
+LARGE_D = 2000  # above this many columns, CobBO alone (auto.md#large-d)
+LARGE_D_MEMBERS = ("cobbo",)
 WINDOW = 10
 NOISY_VAR = 0.04  # estimated noise variance (standardised) above which values count as noisy
 RECOMMEND_MIN, RECOMMEND_MAX = 10, 400  # told points the recommendation's GP needs / keeps
@@ -66,8 +70,11 @@ RECOMMEND_QUANTILE = 0.9  # posterior quantile a noisy recommendation minimises
 _KEY = "algorithm"
 
 
-def default_members() -> tuple[str, ...]:
-    """:data:`MEMBERS`, without GO-UCB where torch is not installed."""
+def default_members(dim: int | None = None) -> tuple[str, ...]:
+    """:data:`MEMBERS`, without GO-UCB where torch is not installed; above :data:`LARGE_D`
+    columns (``dim``), :data:`LARGE_D_MEMBERS`."""
+    if dim is not None and dim > LARGE_D:
+        return LARGE_D_MEMBERS
     has_torch = importlib.util.find_spec("torch") is not None
     return tuple(m for m in MEMBERS if m != "goucb" or has_torch)
 
@@ -77,7 +84,7 @@ class AutoOptions(Options):
     """Options of :class:`Auto` (the practical preset's values in brackets).
 
     members: registered names of the algorithms that take turns, None =
-        ``default_members()`` [None].
+        ``default_members(D)`` [None].
     window: how many of a member's latest model proposals its record keeps [10].
     noisy: whether the objective is noisy (True), deterministic (False), or unknown and
         estimated by :meth:`Auto.recommend` [None].
@@ -128,7 +135,7 @@ class Auto(Optimizer):
         o = self.options
         self.noisy = None if o.noisy is None else bool(o.noisy)
         self.window = int(o.window)
-        names = default_members() if o.members is None else tuple(o.members)
+        names = default_members(self.dim) if o.members is None else tuple(o.members)
         self.members = {n: get_algorithm(n)(self.space, seed=self.seed, budget=self.budget,
                                              n_init=self.n_init)
                         for n in names}
