@@ -5,9 +5,9 @@ sphere ``sum (x_i - 0.3)^2`` on the unit cube under ``sum x_i >= 6``, which excl
 sphere's centre; the constrained optimum is the projection of the centre onto the plane,
 ``f* = (6 - 3)^2 / 10 = 0.9``. Printed per algorithm: the median over seeds of the best
 feasible value minus ``f*`` (``inf`` where a run found no feasible point) and the number of
-runs that found one, with the full handling (``steer``: merit value and proposal step) and
-with the merit value alone (``merit``: the proposal step replaced by the identity), next to
-random search.
+runs that found one, with the full handling (``steer``: surrogate values, merit value and
+proposal step) and without the proposal step (``no steer``: replaced by the identity), next
+to random search.
 
 **Cost** (``--cost``): CPU seconds of one :func:`~hdbo_engine.constraints.steer` call on
 ``--told`` [300] uniform points in ``--dim`` [124] dimensions with ``--constraints`` [68]
@@ -53,7 +53,7 @@ def gap(name: str, seed: int, budget: int) -> float:
 
 def quality(algorithms: list[str], budget: int, seeds: int) -> None:
     identity: Callable[..., Any] = lambda X, C, incumbent, proposals, rng: proposals  # noqa: E731
-    print("| algorithm | steer: median gap | feasible | merit: median gap | feasible |")
+    print("| algorithm | steer: median gap | feasible | no steer: median gap | feasible |")
     print("|---|---|---|---|---|")
     for name in algorithms:
         cells = []

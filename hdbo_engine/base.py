@@ -42,9 +42,10 @@ after finite values were told without them, is a ``ValueError`` naming ``constra
 (rebuild with :meth:`Optimizer.from_history` and the full constraints instead). A failed
 value (NaN or +inf) may come without constraints; they are then recorded as NaN.
 :attr:`Optimizer.best` and :meth:`Optimizer.recommend` are the best feasible point, or the
-least violating one before any is feasible (SCBO's rule); every algorithm's surrogate and
-trust region see the merit value of :func:`hdbo_engine.constraints.merit_values`
-(:attr:`Optimizer.merit`), and every model-based proposal passes
+least violating one before any is feasible (SCBO's rule); every algorithm's trust region
+sees the merit value of :func:`hdbo_engine.constraints.merit_values`
+(:attr:`Optimizer.merit`), its surrogate :func:`hdbo_engine.constraints.surrogate_values`
+(:attr:`Optimizer.model_values`), and every model-based proposal passes
 :func:`hdbo_engine.constraints.steer` (random search's do not: ``steer_proposals``).
 Without constraints nothing of this applies and every algorithm behaves exactly as it does
 unconstrained.
@@ -101,7 +102,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .constraints import best_index, check_constraints, feasible_mask, merit_values, steer
+from .constraints import (
+    best_index,
+    check_constraints,
+    feasible_mask,
+    merit_values,
+    steer,
+    surrogate_values,
+)
 from .design import DEFAULT_HORIZON, InitialDesign, design_size
 from .options import Options
 from .space import Space
@@ -191,7 +199,7 @@ class Optimizer(InitialDesign, ABC):
                             else bool(opts.line_search))
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)
-        self._merit = self._y
+        self._merit = self._model_y = self._y
         self._c: np.ndarray | None = None
         self._metas: list[dict[str, Any]] = []
         self._pending: list[Proposal] = []
@@ -236,9 +244,15 @@ class Optimizer(InitialDesign, ABC):
         return self._y
 
     @property
+    def model_values(self) -> np.ndarray:
+        """Values the surrogates fit (n,): the told values without constraints, else
+        :func:`~hdbo_engine.constraints.surrogate_values`."""
+        return self._model_y
+
+    @property
     def merit(self) -> np.ndarray:
-        """Values the surrogates and trust regions see (n,): the told values without
-        constraints, else :func:`~hdbo_engine.constraints.merit_values`."""
+        """Values the trust regions see (n,): the told values without constraints, else
+        :func:`~hdbo_engine.constraints.merit_values`."""
         return self._merit
 
     @property
@@ -285,11 +299,11 @@ class Optimizer(InitialDesign, ABC):
         return None if best is None else best[0]
 
     def model_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """Told points and merit values for the surrogate, failures imputed (module
+        """Told points and :attr:`model_values` for the surrogate, failures imputed (module
         docstring)."""
-        if not np.isfinite(self._merit).any():
+        if not np.isfinite(self._model_y).any():
             return np.empty((0, self.dim)), np.empty(0)
-        return self._X, impute_failures(self._merit)
+        return self._X, impute_failures(self._model_y)
 
     # ---------------------------------------------------------------- ask/tell
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
@@ -474,11 +488,12 @@ class Optimizer(InitialDesign, ABC):
         self._X = np.vstack([self._X, X])
         self._y = np.concatenate([self._y, Y])
         if C is None:
-            self._merit = self._y
+            self._merit = self._model_y = self._y
             merit = Y
         else:
             self._c = C
             self._merit = merit_values(self._y, C)
+            self._model_y = surrogate_values(self._y, C)
             merit = self._merit[-len(Y):]
         self._metas.extend(resolved)
         if self.trust_region is not None:

@@ -11,18 +11,21 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
 
 * **Incumbent** (:func:`best_index`): the lowest finite value among feasible points; before
   any feasible point, the point of least total violation (ties: the lower value).
-* **Merit value** (:func:`merit_values`), what the algorithms' surrogates and trust regions
-  see instead of the told value: a feasible point keeps its value; an infeasible point ``i``
+* **Merit value** (:func:`merit_values`), what the trust regions count successes on and
+  CobBO ranks its pivot by: a feasible point keeps its value; an infeasible point ``i``
   with a finite value gets ``U_i + R_i * min(v_i / V_i, 1)``, where ``U_i`` and ``R_i > 0``
   are the largest value and the range of the finite values told up to ``i`` (``R_i = 1`` when
   they are all equal) and ``V_i`` the largest finite violation told up to ``i`` (a NaN or
   infinite violation gives 1). So infeasible points rank worse than every point told before
-  them and among themselves by violation, as SCBO ranks them, and the merit of a point
-  depends only on the points told up to it, which keeps a rebuilt optimizer exact
-  (:meth:`hdbo_engine.base.Optimizer.from_history`). Failed objective values stay failures.
-  Departure from SCBO: one merit value for one surrogate, so every algorithm's own model
-  and trust region move towards the feasible incumbent; SCBO ranks by (feasible, value,
-  violation) only to centre its trust region.
+  them and among themselves by violation, as SCBO ranks them to centre its trust region;
+  the trust regions are centred on the incumbent. Failed objective values stay failures.
+* **Surrogate values** (:func:`surrogate_values`), what every algorithm's model fits:
+  the merit value until some told point is feasible (SCBO's first phase minimises the
+  violation alone), then the told value of every point, infeasible ones included (SCBO
+  fits its objective GP to all evaluations). Both are functions of the told history, which
+  keeps a rebuilt optimizer exact (:meth:`hdbo_engine.base.Optimizer.from_history`).
+  Departure from SCBO: every algorithm keeps its own model and acquisition on these
+  values instead of one GP and constrained Thompson sampling [constraints.md#the-rules].
 * **Proposal step** (:func:`steer`), applied by :meth:`hdbo_engine.base.Optimizer.ask` to
   every model-based proposal of every algorithm once constraints were told: one exact GP per
   constraint (:class:`hdbo_engine.gp.GP`, on the :data:`MAX_POINTS` [300] told points nearest
@@ -49,8 +52,8 @@ from scipy.special import log_ndtr
 from .gp import GP
 from .util import as_float_array
 
-__all__ = ["feasible_mask", "violation", "best_index", "merit_values", "check_constraints",
-           "steer"]
+__all__ = ["feasible_mask", "violation", "best_index", "merit_values", "surrogate_values",
+           "check_constraints", "steer"]
 
 MAX_POINTS = 300  # told points each constraint's GP is conditioned on (nearest the incumbent)
 FIT_POINTS = 100  # the nearest of them its hyperparameters are fitted on
@@ -111,6 +114,16 @@ def merit_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
     hit = finite & infeasible
     merit[hit] = high[hit] + spread[hit] * share[hit]
     return merit
+
+
+def surrogate_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
+    """The values the surrogates fit (module docstring, "Surrogate values"); ``y`` itself
+    when ``C`` is None."""
+    if C is None:
+        return y
+    y = np.asarray(y, dtype=float)
+    feasible = feasible_mask(C) & np.isfinite(y)
+    return y if feasible.any() else merit_values(y, C)
 
 
 def check_constraints(constraints: Any, n: int, width: int | None) -> np.ndarray:

@@ -16,6 +16,7 @@ from hdbo_engine.constraints import (
     constraint_models,
     merit_values,
     steer,
+    surrogate_values,
 )
 
 # D = 10 sphere centred at A, with the linear constraint sum(x) >= S excluding its centre.
@@ -80,13 +81,28 @@ def test_merit_ranks_infeasible_points_after_earlier_values_by_violation():
         np.testing.assert_array_equal(merit_values(y[:n], C[:n]), expected[:n])
 
 
-def test_the_trust_region_and_surrogate_see_the_merit():
+def test_the_trust_region_sees_the_merit_and_the_surrogate_the_objective():
     opt = get_algorithm("msucb")(2, seed=0)
     opt.tell([[0.1, 0.1], [0.9, 0.9]], [3.0, 1.0], constraints=[[-1.0], [1.0]])
     np.testing.assert_array_equal(opt.merit, [3.0, 5.0])
-    np.testing.assert_array_equal(opt.model_data()[1], [3.0, 5.0])
+    # the objective is defined at the infeasible point too: the surrogate fits its value
+    np.testing.assert_array_equal(opt.model_data()[1], [3.0, 1.0])
     np.testing.assert_array_equal(opt.y, [3.0, 1.0])
     assert opt.trust_region.best == 3.0
+
+
+@pytest.mark.parametrize("name", ["msucb", "bkb", "goucb"])
+def test_model_proposals_stay_in_the_trust_region_of_the_feasible_incumbent(name):
+    """The infeasible points have the lowest objective values; the trust region (side
+    0.2) must still be centred on the feasible incumbent, as SCBO centres it."""
+    opt = get_algorithm(name)(3, seed=0, budget=40, n_init=4)
+    X = [[0.2, 0.2, 0.2], [0.8, 0.8, 0.8], [0.25, 0.2, 0.2], [0.8, 0.75, 0.8]]
+    opt.tell(X, [1.0, 0.0, 1.1, 0.1], constraints=[[-1.0], [1.0], [-1.0], [1.0]])
+    opt.trust_region.length = 0.2
+    for _ in range(3):
+        p = opt.ask()[0]
+        assert np.all(np.abs(p.x - 0.2) <= 0.1 + 1e-9), p.x
+        opt.tell(p.x, 1.0 + float(np.sum(p.x)), constraints=[-1.0], meta=p.meta)
 
 
 def test_constraint_width_is_fixed_by_the_first_tell_and_checked_before_any_change():
@@ -161,6 +177,38 @@ def test_rebuild_with_constraints_proposes_the_same_point(name):
                                      seed=2, budget=24)
     with threadpool_limits(1):
         np.testing.assert_array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_rebuild_after_the_first_feasible_point_proposes_the_same_point(name):
+    """Model proposals asked before and after the first feasible point, where the surrogates
+    switch from the merit value to the objective (constraints.surrogate_values)."""
+    if name in ("goucb", "auto"):
+        pytest.importorskip("torch")
+    dim, budget = 6, 30
+    opt = get_algorithm(name)(dim, seed=3, budget=budget, n_init=8)
+    with threadpool_limits(1):
+        for _ in range(budget):
+            (p,) = opt.ask()
+            opt.tell(p.x, sphere(p.x), constraints=[4.6 - float(np.sum(p.x))], meta=p.meta)
+    first = int(np.argmax(opt.feasible))
+    model = [i for i, m in enumerate(opt.metas) if not m.get("init")]
+    assert opt.feasible.any() and min(model) <= first < max(model)
+    rebuilt = type(opt).from_history(dim, opt.X, opt.y, opt.metas,
+                                     constraints=opt.constraints, seed=3, budget=budget,
+                                     n_init=8)
+    with threadpool_limits(1):
+        np.testing.assert_array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)
+
+
+def test_surrogates_see_the_merit_until_a_point_is_feasible_then_the_objective():
+    y = np.array([3.0, 1.0, 5.0])
+    C = np.array([[1.0], [2.0], [0.5]])
+    # no feasible point: the merit, largest value so far + its range * violation share
+    # (point 0: 3 + 1 * 1; point 1: 3 + 2 * 2 / 2; point 2: 5 + 4 * 0.5 / 2)
+    np.testing.assert_array_equal(surrogate_values(y, C), [4.0, 5.0, 6.0])
+    C = np.array([[1.0], [2.0], [-0.5]])  # point 2 feasible: every point its value
+    np.testing.assert_array_equal(surrogate_values(y, C), [3.0, 1.0, 5.0])
 
 
 def test_auto_counts_a_success_only_for_a_new_best_feasible_value():

@@ -439,7 +439,7 @@ class BKB(Optimizer):
         settings = repr((self.seed, self.dim, self.q_bar, self.resample, self.refit_growth,
                          self.fit_max_points, self.kernel_type, self.output_scale,
                          self.fixed_kernel is None, self.arms is None))
-        return history_fingerprint(settings, self.X[:n], self.merit[:n])
+        return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
     def chain_state(self) -> dict[str, Any]:
         """The tell chain's state after the told evaluations, as plain JSON types.
@@ -526,7 +526,7 @@ class BKB(Optimizer):
         if next_refit(self._n_fitted, self.refit_growth) > n:
             return
         self._n_fitted = n
-        y_all = self.merit[:n]
+        y_all = self.model_values[:n]
         if not np.isfinite(y_all).any():
             return
         if self.fixed_kernel is not None:  # the paper's fixed kernel: nothing to refit
@@ -625,7 +625,7 @@ class BKB(Optimizer):
     # ---------------------------------------------------------------- scoring
     def _targets(self, sk: _Sketch) -> np.ndarray:
         """Per-location sums of the model's targets (negated, standardised, imputed)."""
-        y = impute_failures(self.merit)
+        y = impute_failures(self.model_values)
         target = -(y - sk.kernel.y_mean) / sk.kernel.y_std
         return np.bincount(np.asarray(self._loc_of_told, dtype=int), weights=target,
                            minlength=len(self._locs))
@@ -689,7 +689,7 @@ class BKB(Optimizer):
         return proposal
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        if not np.isfinite(self.merit).any():
+        if not np.isfinite(self.model_values).any():
             if self.arms is not None:
                 free = self._free_arms(())
                 picks = rng.choice(free, n, replace=len(free) < n)
@@ -748,7 +748,7 @@ class BKB(Optimizer):
         if self.trust_region is None:
             lo, hi = np.zeros(self.dim), np.ones(self.dim)
         else:
-            lo, hi = self.trust_region.bounds(X[int(np.argmin(y))])
+            lo, hi = self.trust_region.bounds(self.best[0])
         cand = self._candidates(X, y, lo, hi, rng)
         mu, var = _mean_var(sk, P, Q, cand)
         score = mu + beta * np.sqrt(var)

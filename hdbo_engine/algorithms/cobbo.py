@@ -329,7 +329,7 @@ class CobBO(Optimizer):
 
         Failures imputed (``util.impute_failures``), escaped pivots penalised.
         """
-        y = impute_failures(self.merit[:n])
+        y = impute_failures(self.model_values[:n])
         for i, v in self.penalised.items():
             if i < len(y):
                 y[i] = max(y[i], v)
@@ -370,7 +370,7 @@ class CobBO(Optimizer):
         if self.pivot is not None:
             self.penalised[self.pivot] = max(med, self.penalised.get(self.pivot, -np.inf))
             y[self.pivot] = max(y[self.pivot], med)
-        good = np.flatnonzero((y < med) & np.isfinite(self.merit[:n]))
+        good = np.flatnonzero((y < med) & np.isfinite(self.model_values[:n]))
         good = good[good != self.pivot]
         self.q = 0
         if good.size:
@@ -385,7 +385,7 @@ class CobBO(Optimizer):
 
     # ------------------------------------------------------------- proposal
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        if self.pivot is None or np.isfinite(self.merit).sum() < 2:
+        if self.pivot is None or np.isfinite(self.model_values).sum() < 2:
             return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
         C = self.block
         V = self.X[self.pivot]

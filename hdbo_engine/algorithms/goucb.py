@@ -487,7 +487,7 @@ class GOUCB(Optimizer):
     # -------------------------------------------------------------- Phase I
     def _fit_phase1(self, end: int) -> dict[str, Any]:
         """Regression oracle, eq. (2), on the first ``end`` told points (cached)."""
-        X, y = self.X[:end], impute_failures(self.merit[:end])
+        X, y = self.X[:end], impute_failures(self.model_values[:end])
         cached = self._phase1
         if cached is not None and np.array_equal(cached["X"], X) and np.array_equal(cached["y"], y):
             return cached
@@ -549,9 +549,9 @@ class GOUCB(Optimizer):
             self._n_done = 0
             self._w = p1["w0"].clone()
             self._b = torch.zeros_like(self._w)
-        y_all = impute_failures(self.merit)
+        y_all = impute_failures(self.model_values)
         bare = told_without_meta(self.metas)
-        if self.refit_every and np.isfinite(self.merit[0]):  # prefix-consistent imputation
+        if self.refit_every and np.isfinite(self.model_values[0]):  # prefix-consistent imputation
             self._restore_refit(end, y_all, bare)
         i = end + self._n_done
         while i < self.n_told:
@@ -613,7 +613,7 @@ class GOUCB(Optimizer):
         settings = repr((self.seed, self.dim, self.hidden, repr(self.model_factory),
                          self.fit_restarts, self.fit_maxiter, self.refit_maxiter,
                          self.refit_every, self.lam, self.n_init))
-        return history_fingerprint(settings, self.X[:n], self.merit[:n])
+        return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
     def _record(self, n: int, w: Any, loss: float = math.nan) -> dict[str, Any]:
         """A fit on the first ``n`` told points as plain JSON types (module docstring)."""

@@ -251,14 +251,14 @@ class MSUCB(Optimizer):
 
     # ------------------------------------------------------------- proposal
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        if np.isfinite(self.merit).sum() < 2:
+        if np.isfinite(self.model_values).sum() < 2:
             return [(rng.random(self.dim), {"random": True}) for _ in range(n)]
         states = meta_records([*self.metas, *(p.meta for p in self._pending)], _CHAIN_KEY)
-        gp = self.chain.model(self.X, self.merit, states=states,
+        gp = self.chain.model(self.X, self.model_values, states=states,
                               bare=told_without_meta(self.metas))
-        state = self.chain.state(self.X, self.merit)
+        state = self.chain.state(self.X, self.model_values)
         record = state is not None and not has_record(states, state["fp"])
-        incumbent = gp.X[int(np.argmax(gp.z))]
+        incumbent = self.best[0]
         told_values = gp.y_mean + gp.y_std * gp.z
         fantasy = list(self.pending)
         out = []
