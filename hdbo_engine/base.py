@@ -493,7 +493,7 @@ class Optimizer(InitialDesign, ABC):
         else:
             self._c = C
             self._merit = merit_values(self._y, C)
-            self._model_y = surrogate_values(self._y, C)
+            self._model_y = surrogate_values(self._y, C, self._merit)
             merit = self._merit[-len(Y):]
         self._metas.extend(resolved)
         if self.trust_region is not None:

@@ -25,7 +25,9 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
   fits its objective GP to all evaluations). Both are functions of the told history, which
   keeps a rebuilt optimizer exact (:meth:`hdbo_engine.base.Optimizer.from_history`).
   Departure from SCBO: every algorithm keeps its own model and acquisition on these
-  values instead of one GP and constrained Thompson sampling [constraints.md#the-rules].
+  values instead of one GP and constrained Thompson sampling [constraints.md#the-rules];
+  an improvement-based acquisition (MS-UCB's ``acquisition="logei"`` option) measures
+  improvement over the best surrogate value, which may then be an infeasible point's.
 * **Proposal step** (:func:`steer`), applied by :meth:`hdbo_engine.base.Optimizer.ask` to
   every model-based proposal of every algorithm once constraints were told: one exact GP per
   constraint (:class:`hdbo_engine.gp.GP`, on the :data:`MAX_POINTS` [300] told points nearest
@@ -116,14 +118,16 @@ def merit_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
     return merit
 
 
-def surrogate_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
+def surrogate_values(y: np.ndarray, C: np.ndarray | None,
+                     merit: np.ndarray | None = None) -> np.ndarray:
     """The values the surrogates fit (module docstring, "Surrogate values"); ``y`` itself
-    when ``C`` is None."""
+    when ``C`` is None. ``merit``: :func:`merit_values` of ``(y, C)`` when already known."""
     if C is None:
         return y
     y = np.asarray(y, dtype=float)
-    feasible = feasible_mask(C) & np.isfinite(y)
-    return y if feasible.any() else merit_values(y, C)
+    if (feasible_mask(C) & np.isfinite(y)).any():
+        return y
+    return merit_values(y, C) if merit is None else merit
 
 
 def check_constraints(constraints: Any, n: int, width: int | None) -> np.ndarray:
