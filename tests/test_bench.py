@@ -26,6 +26,7 @@ from hdbo_cli.bench import (
 from hdbo_cli.cli import main
 from hdbo_cli.problems import make_problem
 from hdbo_cli.report import (
+    REFERENCE_PEERS,
     GroupStats,
     _ask_tell_seconds,
     load_results,
@@ -95,7 +96,8 @@ def test_hd_suite_covers_off_centre_problems_and_real_tasks() -> None:
     clean = [c for c in cells if not c.problem.startswith("noisy_")]
     assert {c.method for c in clean if c.budget == 500} == set(methods()) - {"skopt-gp"}
     assert {c.method for c in cells if c.budget == 2000} == {
-        "auto", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random", "botorch"}
+        "auto", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random", "botorch",
+        "optuna-tpe", "optuna-cmaes", "optuna-gp"}
     for noisy in ("noisy_lunar_lander", "noisy_shifted_ackley"):
         assert {(c.dim, c.budget) for c in cells if c.problem == noisy} == {
             (TASKS.get(noisy, 100), 500)}
@@ -147,6 +149,17 @@ def test_bad_suites_are_rejected_with_the_reason(tmp_path: Path, text: str, mess
 def test_unknown_suite_name_lists_the_committed_ones() -> None:
     with pytest.raises(ValueError, match="d100"):
         load_suite("no-such-suite")
+
+
+@pytest.mark.parametrize("name", ["hd", "d100", "bbob", "demo", "constrained"])
+def test_counted_suites_list_the_same_peers_in_every_group(name: str) -> None:
+    # Auto's count is a group won against every peer the suite lists, so a peer left out of
+    # one group would make that group easier to win
+    peers: dict[str, set[str]] = {}
+    for c in load_suite(name).cells_by_seed:
+        if c.method in REFERENCE_PEERS:
+            peers.setdefault(c.group, set()).add(c.method)
+    assert len({frozenset(p) for p in peers.values()}) == 1, peers
 
 
 def test_suites_list_auto_first_among_ours_in_every_group() -> None:
