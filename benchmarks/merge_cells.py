@@ -2,7 +2,9 @@
 
 ``benchmarks/results/cells-*.tar.gz`` hold every ``hdbo bench`` cell that BENCHMARKS.md
 uses, each archive holding runs of one date (ordered by the date in its name, then by the
-number after it; an archive without a number comes last on its date). A later archive's
+number after it, ``-s7``; an archive without a number comes last on its date, and among
+those one whose date carries an hour, ``cells-2026-11-26T22-...``, comes after those
+without, in the order of the hours). A later archive's
 cell replaces an earlier one of the same (suite, group, method, seed). This script extracts
 them in order and copies each cell into ``OUT/bench-<suite>/cells/...``, beside the suite's
 definition, where ``hdbo report OUT/bench-<suite>`` reads them, with the command that runs
@@ -26,7 +28,7 @@ from pathlib import Path
 ARCHIVES = Path(__file__).with_name("results")
 SUITES = ("hd", "d100", "bbob", "scale", "demo", "constrained")
 _SKIP = re.compile(r"(-go\b|-go-|-pair$|^replaced$)")
-_ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})(?:-s(\d+))?")
+_ORDER = re.compile(r"cells-(\d{4}-\d{2}-\d{2})(?:T(\d{2}))?(?:-s(\d+))?")
 SUITE_FILES = Path(__file__).resolve().parents[1] / "hdbo_cli" / "suites"
 
 
@@ -42,11 +44,12 @@ def _suite_of(run_dir: str) -> str | None:
 
 def archives() -> list[Path]:
     """The archives, oldest first."""
-    def key(p: Path) -> tuple[str, int, str]:
+    def key(p: Path) -> tuple[str, int, int, str]:
         m = _ORDER.search(p.name)
         if m is None:
-            return ("", 0, p.name)
-        return (m.group(1), int(m.group(2)) if m.group(2) else 10**6, p.name)
+            return ("", 0, -1, p.name)
+        number = int(m.group(3)) if m.group(3) else 10**6
+        return (m.group(1), number, int(m.group(2)) if m.group(2) else -1, p.name)
     return sorted(ARCHIVES.glob("cells-*.tar.gz"), key=key)
 
 

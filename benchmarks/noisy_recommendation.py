@@ -2,7 +2,8 @@
 
 Runs :class:`~hdbo_engine.Auto` for ``--budget`` [500] evaluations on each of the `hd`
 suite's noisy problems (``noisy_lunar_lander`` at D = 12, ``noisy_shifted_ackley`` at
-D = 100; instance and method seed ``--seeds``), then scores candidate recommendation rules
+D = 100; instance and method seed ``--seeds``; told ``noisy=True``, so no replicate is
+made), then scores candidate recommendation rules
 on the same history by the noise-free value of the point each recommends (lower is better):
 
 * ``best``: the lowest noisy value told;
@@ -36,7 +37,7 @@ def rule_values(problem: str, dim: int, budget: int, seed: int) -> dict[str, flo
     """The noise-free value of each rule's recommendation after one run of Auto."""
     bench = make_bench_problem(problem, dim, seed)
     assert bench.evaluate_true_unit is not None
-    opt = Auto(dim, seed=seed, budget=budget)
+    opt = Auto(dim, seed=seed, budget=budget, noisy=True)
     for _ in range(budget):
         (proposal,) = opt.ask()
         opt.tell(proposal.x, bench.evaluate_unit(proposal.x))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hdbo_engine import get_algorithm
+from hdbo_engine import Proposal, get_algorithm
 from hdbo_engine.algorithms.auto import LARGE_D, Auto, default_members
 from hdbo_engine.gp import GP
 
@@ -138,6 +138,90 @@ def test_noisy_recommendation_prefers_a_supported_low_mean_to_one_lucky_draw(see
     opt = Auto(2, seed=0, noisy=True)
     opt.tell(X, y)
     assert np.all(opt.recommend() <= 0.25)
+
+
+def _hashed(x: np.ndarray) -> float:
+    """A deterministic value no smooth model explains: a hash of the point's bytes."""
+    return float(np.random.default_rng(abs(hash(np.asarray(x).tobytes())) % 2**32).random())
+
+
+def _through_design(opt: Auto, objective) -> Proposal:
+    """Ask and tell the design (metas as the bench gives them: none); the first model ask."""
+    while True:
+        (p,) = opt.ask()
+        if not p.meta.get("init"):
+            return p
+        opt.tell(p.x, objective(p.x))
+
+
+def test_a_noise_like_design_is_followed_by_a_replicate_of_its_best_point() -> None:
+    opt = Auto(6, seed=0, budget=60)
+    p = _through_design(opt, _hashed)
+    lowest = int(np.argmin(opt.y))  # every told point is a design point here
+    assert p.meta == {"algorithm": "auto", "replicate": lowest}
+    assert np.array_equal(p.x, opt.X[lowest])
+    assert opt.noise_observed() is None  # not told yet
+    opt.tell(p.x, _hashed(p.x))  # the same value again: deterministic
+    assert opt.noise_observed() is False
+    # judged deterministic, the recommendation is the best told point, never a smoothed one
+    for _ in range(15):
+        (q,) = opt.ask()
+        assert "replicate" not in q.meta
+        opt.tell(q.x, _hashed(q.x))
+    assert np.array_equal(opt.recommend(), opt.X[int(np.argmin(opt.y))])
+
+
+def test_the_replicate_only_delays_the_search_by_one_evaluation() -> None:
+    # members never see the replicate and the member choice is drawn as without it, so
+    # the run with a replicate proposes what a run without one (noisy=True) proposes, one
+    # evaluation later
+    runs = {}
+    for noisy in (None, True):
+        opt = Auto(6, seed=3, budget=60, noisy=noisy)
+        for _ in range(45):
+            (p,) = opt.ask()
+            opt.tell(p.x, _hashed(p.x))
+        runs[noisy] = opt
+    with_replicate, without = runs[None], runs[True]
+    (r,) = [i for i, m in enumerate(with_replicate.metas) if "replicate" in m]
+    assert np.array_equal(with_replicate.X[:r], without.X[:r])
+    assert np.array_equal(with_replicate.X[r + 1:], without.X[r:44])
+    assert [m.get("algorithm") for m in with_replicate.metas[r + 1:]] == [
+        m.get("algorithm") for m in without.metas[r:44]]
+
+
+def test_a_replicate_that_differs_makes_the_recommendation_noise_aware() -> None:
+    # the clusters of the test above, then a replicate of point 0 told with the same value
+    # (judged deterministic: the lowest told value is the answer) or a different one (judged
+    # noisy: the answer of an Auto told the objective is noisy, a different point here)
+    rng = np.random.default_rng(0)
+    X = np.vstack([0.2 + 0.05 * rng.random((40, 2)), 0.75 + 0.05 * rng.random((40, 2)),
+                   [[0.15, 0.9]], [[0.0, 0.0]]])
+    y = np.concatenate([rng.normal(0.0, 0.3, 40), rng.normal(1.0, 0.3, 40), [-0.4], [0.0]])
+    metas = [{}] * 81 + [{"algorithm": "auto", "replicate": 0}]
+    answers = {}
+    for shift in (0.0, 0.3):
+        X[81], y[81] = X[0], y[0] + shift
+        opt = Auto(2, seed=0)
+        opt.tell(X, y, metas)
+        assert opt.noise_observed() is (shift != 0.0)
+        answers[shift] = opt.recommend()
+    assert np.array_equal(answers[0.0], X[int(np.argmin(y[:81]))])
+    declared = Auto(2, seed=0, noisy=True)
+    declared.tell(X, y, metas)
+    assert np.array_equal(answers[0.3], declared.recommend())
+    assert not np.array_equal(answers[0.3], answers[0.0])
+
+
+@pytest.mark.parametrize("noisy", [None, True, False])
+def test_no_replicate_on_a_smooth_design_or_when_noise_is_declared(noisy: bool | None) -> None:
+    def sphere(x: np.ndarray) -> float:
+        return float(np.sum((x - 0.3) ** 2))
+
+    objective = _hashed if noisy is not None else sphere
+    opt = Auto(6, seed=0, budget=60, noisy=noisy)
+    assert "replicate" not in _through_design(opt, objective).meta
+    assert opt.noise_observed() is None
 
 
 def test_bad_arguments_are_named() -> None:

@@ -29,15 +29,23 @@ Rules
   Moulines, ALT 2011, for rewards that drift as the search narrows).
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
   the member's own meta; design points carry the base design's metas.
-* **Recommendation** (:meth:`Auto.recommend`): with ``noisy`` True, or None [default] and a
-  GP fitted to the told values (the :data:`RECOMMEND_MAX` [400] nearest the best point)
-  estimating a noise standard deviation of at least 20% of the values' (noise variance
-  >= :data:`NOISY_VAR` = 0.04 on the standardised scale), the told point of lowest posterior
-  :data:`RECOMMEND_QUANTILE` [0.9] quantile ``mu(x) + Phi^-1(0.9) sigma(x)`` (the kriging
-  quantile of Picheny, Ginsbourger, Richet & Caplin, Technometrics 55(1), 2013: a low mean
-  that the data support, not an isolated one); otherwise the best told point. With
-  constraints, both choose among feasible points only (:attr:`Optimizer.best`'s rule)
-  [auto.md#recommendation].
+* **Noise** (:meth:`Auto.noise_observed`): with ``noisy`` None [default], Auto's first model
+  ask (every told and pending point a design point, at least :data:`RECOMMEND_MIN` [10]
+  finite values) fits a GP to the design's values; if it estimates a noise standard
+  deviation of at least 20% of the values' (noise variance >= :data:`NOISY_VAR` = 0.04 on
+  the standardised scale), that ask proposes the design's best point again (meta
+  ``{"algorithm": "auto", "replicate": i}``, ``i`` the index of the told point it repeats;
+  the one proposal that repeats a told point; none after a batch ask that spans the design's
+  end, or when points other than the design's were told first). The objective is noisy iff
+  a told replicate's value differs from its original's (relative tolerance 1e-9): a GP
+  cannot tell noise from a rugged deterministic function, a replicate can [auto.md#noise].
+* **Recommendation** (:meth:`Auto.recommend`): with ``noisy`` True, or None and noise
+  observed, the told point of lowest posterior :data:`RECOMMEND_QUANTILE` [0.9] quantile
+  ``mu(x) + Phi^-1(0.9) sigma(x)`` of a GP fitted to the told values (the
+  :data:`RECOMMEND_MAX` [400] nearest the best point; the kriging quantile of Picheny,
+  Ginsbourger, Richet & Caplin, Technometrics 55(1), 2013: a low mean that the data support,
+  not an isolated one); otherwise the best told point. With constraints, both choose among
+  feasible points only (:attr:`Optimizer.best`'s rule) [auto.md#recommendation].
 
 Proposals are a pure function of the constructor arguments, the told history with metas and
 the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
@@ -54,6 +62,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
+from ..constraints import best_index
 from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
@@ -67,6 +76,7 @@ WINDOW = 10
 NOISY_VAR = 0.04  # estimated noise variance (standardised) above which values count as noisy
 RECOMMEND_MIN, RECOMMEND_MAX = 10, 400  # told points the recommendation's GP needs / keeps
 RECOMMEND_QUANTILE = 0.9  # posterior quantile a noisy recommendation minimises
+REPLICATE = "replicate"  # meta key of Auto's replicate: the index of the told point it repeats
 _KEY = "algorithm"
 
 
@@ -87,7 +97,8 @@ class AutoOptions(Options):
         ``default_members(D)`` [None].
     window: how many of a member's latest model proposals its record keeps [10].
     noisy: whether the objective is noisy (True), deterministic (False), or unknown and
-        estimated by :meth:`Auto.recommend` [None].
+        judged from one replicate when the design's values look noisy [None] (module
+        docstring, "Noise").
     n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options` [the
         design-size rule from 20 points, the centre, the axis design].
     """
@@ -143,7 +154,8 @@ class Auto(Optimizer):
     def recommend(self) -> np.ndarray | None:
         """The told point to report as the answer (module docstring, "Recommendation")."""
         best = self.best
-        if best is None or self.noisy is False:
+        noisy = self.noisy if self.noisy is not None else bool(self.noise_observed())
+        if best is None or not noisy:
             return None if best is None else best[0]
         ok = np.isfinite(self._y) & self.feasible
         X, y = self._X[ok], self._y[ok]
@@ -152,12 +164,41 @@ class Auto(Optimizer):
         if len(y) > RECOMMEND_MAX:
             near = np.argsort(np.abs(X - best[0]).sum(axis=1), kind="stable")[:RECOMMEND_MAX]
             X, y = X[near], y[near]
-        gp = GP(self.dim).fit(X, y)
-        if self.noisy is None and gp.params.noise_var < NOISY_VAR:
-            return best[0]
-        mean, var = gp.predict(X)
+        mean, var = GP(self.dim).fit(X, y).predict(X)
         quantile = mean + ndtri(RECOMMEND_QUANTILE) * np.sqrt(np.maximum(var, 0.0))
         return X[int(np.argmin(quantile))].copy()
+
+    # ---------------------------------------------------------------- noise
+    def noise_observed(self) -> bool | None:
+        """Whether a told replicate's value differs from its original's (relative tolerance
+        1e-9); None while no replicate with finite values was told (module docstring,
+        "Noise")."""
+        observed = None
+        for y, meta in zip(self._y, self._metas, strict=True):
+            i = meta.get(REPLICATE)
+            if not is_int(i) or not 0 <= i < self.n_told:
+                continue
+            if np.isfinite(y) and np.isfinite(self._y[i]):
+                differs = not np.isclose(y, self._y[i], rtol=1e-9, atol=0.0)
+                observed = bool(observed) or differs
+        return observed
+
+    def _replicate(self) -> Proposal | None:
+        """The replicate of the best design point, when this is the run's first model ask and
+        a GP fitted to the design's values estimates noise (module docstring, "Noise")."""
+        if self.noisy is not None:
+            return None
+        if any(not m.get("init") for m in self._metas) or any(
+                not p.meta.get("init") for p in self._pending):
+            return None
+        design = np.flatnonzero(np.isfinite(self._y))
+        if len(design) < RECOMMEND_MIN:
+            return None
+        y = self._y[design]
+        if GP(self.dim).fit(self._X[design], y).params.noise_var < NOISY_VAR:
+            return None
+        i = int(design[best_index(y, None if self._c is None else self._c[design])])
+        return Proposal(self._X[i].copy(), {_KEY: self.name, REPLICATE: i})
 
     # ---------------------------------------------------------------- choice
     def records(self) -> dict[str, tuple[int, int]]:
@@ -173,6 +214,17 @@ class Auto(Optimizer):
         recent = {n: o[-self.window:] for n, o in outcomes.items()}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
 
+    def _choice_rng(self, rng: np.random.Generator, salt: int | None) -> np.random.Generator:
+        """The ask's generator, keyed as if no replicate had been told or were pending, so
+        that the member choices of a run are those it would make without its replicate."""
+        told = sum(REPLICATE in m for m in self._metas)
+        pending = sum(REPLICATE in p.meta for p in self._pending)
+        if not told and not pending:
+            return rng
+        key: tuple[int, ...] = (self.n_told - told, len(self._pending) - pending)
+        key = key if salt is None else (*key, int(salt))
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
+
     def _choose(self, rng: np.random.Generator) -> str:
         records = self.records()
         draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in records.items()}
@@ -180,17 +232,19 @@ class Auto(Optimizer):
 
     # ---------------------------------------------------------------- members
     def _sync(self, name: str) -> Optimizer:
-        """Tell member ``name`` the history it has not seen; give it Auto's pending points."""
+        """Tell member ``name`` the history it has not seen, replicates left out; give it
+        Auto's pending points other than a replicate."""
         member = self.members[name]
-        start = member.n_told
-        if start < self.n_told:
+        rows = np.flatnonzero([REPLICATE not in m for m in self._metas])[member.n_told:]
+        if len(rows):
             metas = [m if m.get(_KEY, name) == name else {_KEY: m[_KEY]}
-                     for m in self._metas[start:]]
-            C = None if self._c is None else self._c[start:]
-            member.tell(self._X[start:], self._y[start:], metas, constraints=C)
+                     for m in (self._metas[i] for i in rows)]
+            C = None if self._c is None else self._c[rows]
+            member.tell(self._X[rows], self._y[rows], metas, constraints=C)
         member.clear_pending()
         for p in self._pending:
-            member.add_pending(p.x, p.meta if p.meta.get(_KEY, name) == name else {})
+            if REPLICATE not in p.meta:
+                member.add_pending(p.x, p.meta if p.meta.get(_KEY, name) == name else {})
         return member
 
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
@@ -198,10 +252,15 @@ class Auto(Optimizer):
         in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
         if in_design:
             return super().ask(n, salt=salt)
-        name = self._choose(rng)
-        out = [Proposal(p.x, {**p.meta, _KEY: name})
-               for p in self._sync(name).ask(n, salt=salt)]
+        replicate = self._replicate()
+        out = [] if replicate is None else [replicate]
         self._pending.extend(out)
+        if n > len(out):
+            name = self._choose(self._choice_rng(rng, salt))
+            made = [Proposal(p.x, {**p.meta, _KEY: name})
+                    for p in self._sync(name).ask(n - len(out), salt=salt)]
+            self._pending.extend(made)
+            out += made
         return out
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
