@@ -213,6 +213,18 @@ def test_a_replicate_that_differs_makes_the_recommendation_noise_aware() -> None
     assert not np.array_equal(answers[0.3], answers[0.0])
 
 
+def test_no_replicate_in_a_space_the_engine_enumerates() -> None:
+    from hdbo_engine import Integer, Space
+
+    space = Space([Integer(0, 3)] * 8)  # 4^8 = 65536 points: enumerated, never repeated
+    opt = Auto(space, seed=0, budget=60)
+    for _ in range(40):
+        (p,) = opt.ask()
+        assert "replicate" not in p.meta
+        opt.tell(p.x, _hashed(p.x))
+    assert len({tuple(x) for x in opt.X}) == 40
+
+
 @pytest.mark.parametrize("noisy", [None, True, False])
 def test_no_replicate_on_a_smooth_design_or_when_noise_is_declared(noisy: bool | None) -> None:
     def sphere(x: np.ndarray) -> float:

@@ -35,8 +35,9 @@ Rules
   deviation of at least 20% of the values' (noise variance >= :data:`NOISY_VAR` = 0.04 on
   the standardised scale), that ask proposes the design's best point again (meta
   ``{"algorithm": "auto", "replicate": i}``, ``i`` the index of the told point it repeats;
-  the one proposal that repeats a told point; none after a batch ask that spans the design's
-  end, or when points other than the design's were told first). The objective is noisy iff
+  the one proposal that repeats a told point; none in a space the engine enumerates, after
+  a batch ask that spans the design's end, or when points other than the design's were
+  told first). The objective is noisy iff
   a told replicate's value differs from its original's (relative tolerance 1e-9): a GP
   cannot tell noise from a rugged deterministic function, a replicate can [auto.md#noise].
 * **Recommendation** (:meth:`Auto.recommend`): with ``noisy`` True, or None and noise
@@ -186,8 +187,10 @@ class Auto(Optimizer):
     def _replicate(self) -> Proposal | None:
         """The replicate of the best design point, when this is the run's first model ask and
         a GP fitted to the design's values estimates noise (module docstring, "Noise")."""
-        if self.noisy is not None:
-            return None
+        n_points = self.space.n_points
+        if self.noisy is not None or (n_points is not None
+                                      and n_points <= self.enumerate_limit):
+            return None  # an enumerated space repeats no point (base module docstring)
         if any(not m.get("init") for m in self._metas) or any(
                 not p.meta.get("init") for p in self._pending):
             return None
