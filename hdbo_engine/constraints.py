@@ -35,9 +35,11 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
   never violated among them left out) gives the probability of
   feasibility ``PoF(x) = prod_j Phi(-mu_j(x) / sigma_j(x))`` (independent constraints, as in
   Gardner et al., ICML 2014, and Optuna's GPSampler). A proposal with ``PoF >= 1/2`` is
-  kept; otherwise, among :data:`N_CANDIDATES` [256] candidates (the segment from the
-  proposal to the incumbent, and Gaussian steps around the proposal of standard deviation
-  half its largest coordinate distance to the incumbent, at least 0.025), the nearest one to
+  kept; otherwise, among :data:`N_CANDIDATES` [256] candidates (a quarter on the segment
+  from the proposal to the incumbent; a quarter of coordinate mixes, each coordinate the
+  proposal's with a probability drawn per candidate from U(0, 1) and else the incumbent's;
+  half Gaussian steps around the proposal of standard deviation half its largest coordinate
+  distance to the incumbent, at least 0.025), the nearest one to
   the proposal with ``PoF >= 1/2`` is proposed, else the one of largest ``PoF`` (SCBO's
   "least violating" fallback). Departure from SCBO: the candidate is chosen by distance to
   the algorithm's own proposal rather than by a Thompson sample of one objective model, so
@@ -191,11 +193,14 @@ def steer(X: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
             out.append((x, {**meta, "pof": pof}))
             continue
         gap = incumbent - x
-        along = x + np.linspace(0.0, 1.0, N_CANDIDATES // 4)[:, None] * gap
+        n_quarter = N_CANDIDATES // 4
+        along = x + np.linspace(0.0, 1.0, n_quarter)[:, None] * gap
+        share = rng.random((n_quarter, 1))  # each mix's chance to keep a proposal coordinate
+        mixed = np.where(rng.random((n_quarter, len(x))) < share, x, incumbent)
         sd = max(0.5 * float(np.abs(gap).max()), MIN_STEP)
-        n_steps = N_CANDIDATES - len(along)
+        n_steps = N_CANDIDATES - 2 * n_quarter
         around = np.clip(x + rng.normal(0.0, sd, (n_steps, len(x))), 0.0, 1.0)
-        cand = np.vstack([along, around])
+        cand = np.vstack([along, mixed, around])
         p = probability_of_feasibility(models, cand)
         likely = np.flatnonzero(p >= 0.5)
         if likely.size:

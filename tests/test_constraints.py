@@ -147,6 +147,25 @@ def test_steer_moves_a_likely_infeasible_proposal_to_the_feasible_side():
     assert 0.3 <= moved[0] <= 0.55  # near the boundary x_0 = 0.5, not at the incumbent
 
 
+def test_steer_keeps_the_moves_of_a_proposal_that_only_one_coordinate_makes_infeasible():
+    # Feasible iff x_0 <= 0.55. The proposal moves all ten coordinates from the incumbent
+    # by +0.4; only its x_0 crosses the boundary. The nearest feasible point keeps the other
+    # nine moves: (0.5, 0.9, ..., 0.9) at distance 0.4, where the segment to the incumbent
+    # turns feasible only at (0.55, ..., 0.55), distance 0.35 * sqrt(10) = 1.1, and a
+    # Gaussian step moves every coordinate. Candidates are random, so count over 20 draws.
+    rng = np.random.default_rng(1)
+    X = rng.random((60, 10))
+    C = X[:, :1] - 0.55
+    incumbent, proposal = np.full(10, 0.5), np.full(10, 0.9)
+    keeps_moves = 0
+    for seed in range(20):
+        ((moved, meta),) = steer(X, C, incumbent, [(proposal, {})], np.random.default_rng(seed))
+        assert meta["steered"] and moved[0] <= 0.6
+        assert np.linalg.norm(moved - proposal) < 0.7
+        keeps_moves += int(np.sum(moved[1:] == proposal[1:]) >= 8)
+    assert keeps_moves >= 10
+
+
 def test_random_search_stays_uniform_under_constraints():
     plain, constrained = RandomSearch(3, seed=4), RandomSearch(3, seed=4)
     for _ in range(12):
