@@ -353,11 +353,13 @@ class Optimizer(InitialDesign, ABC):
         """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
         if not is_int(n) or n < 1:
             raise ValueError(f"n: expected an int >= 1, got {n!r}")
-        key: tuple[int, ...] = (self.n_told, len(self._pending))
-        if salt is not None:
-            if not is_int(salt) or salt < 0:
-                raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
-            key = (*key, int(salt))
+        if salt is not None and (not is_int(salt) or salt < 0):
+            raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
+        return self._keyed_rng(self.n_told, len(self._pending), salt)
+
+    def _keyed_rng(self, n_told: int, n_pending: int, salt: int | None) -> np.random.Generator:
+        """The generator keyed by ``(seed, n_told, n_pending[, salt])``."""
+        key = (n_told, n_pending) if salt is None else (n_told, n_pending, int(salt))
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
 
     def _n_random(self, n: int) -> int:

@@ -217,16 +217,12 @@ class Auto(Optimizer):
         recent = {n: o[-self.window:] for n, o in outcomes.items()}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
 
-    def _choice_rng(self, rng: np.random.Generator, salt: int | None) -> np.random.Generator:
-        """The ask's generator, keyed as if no replicate had been told or were pending, so
-        that the member choices of a run are those it would make without its replicate."""
+    def _choice_rng(self, salt: int | None) -> np.random.Generator:
+        """The ask's generator keyed as if no replicate had been told or were pending, so that
+        the member choices of a run are those it would make without its replicate."""
         told = sum(REPLICATE in m for m in self._metas)
         pending = sum(REPLICATE in p.meta for p in self._pending)
-        if not told and not pending:
-            return rng
-        key: tuple[int, ...] = (self.n_told - told, len(self._pending) - pending)
-        key = key if salt is None else (*key, int(salt))
-        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
+        return self._keyed_rng(self.n_told - told, len(self._pending) - pending, salt)
 
     def _choose(self, rng: np.random.Generator) -> str:
         records = self.records()
@@ -251,7 +247,7 @@ class Auto(Optimizer):
         return member
 
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
-        rng = self._ask_rng(n, salt)
+        self._ask_rng(n, salt)  # validates n and salt
         in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
         if in_design:
             return super().ask(n, salt=salt)
@@ -259,7 +255,7 @@ class Auto(Optimizer):
         out = [] if replicate is None else [replicate]
         self._pending.extend(out)
         if n > len(out):
-            name = self._choose(self._choice_rng(rng, salt))
+            name = self._choose(self._choice_rng(salt))
             made = [Proposal(p.x, {**p.meta, _KEY: name})
                     for p in self._sync(name).ask(n - len(out), salt=salt)]
             self._pending.extend(made)
