@@ -349,12 +349,17 @@ class Optimizer(InitialDesign, ABC):
             return np.zeros(self.dim), np.ones(self.dim)
         return self.trust_region.bounds(best[0])
 
-    def _ask_rng(self, n: int, salt: int | None) -> np.random.Generator:
-        """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
+    @staticmethod
+    def _check_ask(n: int, salt: int | None) -> None:
+        """Validate ask's arguments."""
         if not is_int(n) or n < 1:
             raise ValueError(f"n: expected an int >= 1, got {n!r}")
         if salt is not None and (not is_int(salt) or salt < 0):
             raise ValueError(f"salt: expected a non-negative int or None, got {salt!r}")
+
+    def _ask_rng(self, n: int, salt: int | None) -> np.random.Generator:
+        """Validate ask's arguments; the generator keyed by (seed, n_told, n_pending[, salt])."""
+        self._check_ask(n, salt)
         return self._keyed_rng(self.n_told, len(self._pending), salt)
 
     def _keyed_rng(self, n_told: int, n_pending: int, salt: int | None) -> np.random.Generator:

@@ -43,7 +43,9 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
   the proposal with ``PoF >= 1/2`` is proposed, else the one of largest ``PoF`` (SCBO's
   "least violating" fallback). Departure from SCBO: the candidate is chosen by distance to
   the algorithm's own proposal rather than by a Thompson sample of one objective model, so
-  each algorithm keeps its own acquisition rule.
+  each algorithm keeps its own acquisition rule [constraints.md#the-rules]. Departure from
+  SCBO: these candidates replace its trust-region perturbations, so a steered point keeps
+  the proposal's feasible moves [constraints.md#coordinate-mixes].
 """
 
 from __future__ import annotations

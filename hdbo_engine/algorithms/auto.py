@@ -247,7 +247,7 @@ class Auto(Optimizer):
         return member
 
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
-        self._ask_rng(n, salt)  # validates n and salt
+        self._check_ask(n, salt)
         in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
         if in_design:
             return super().ask(n, salt=salt)
