@@ -8,10 +8,13 @@ import pytest
 from hdbo_cli.problems import make_problem
 from hdbo_engine import get_algorithm
 from hdbo_engine.algorithms.cobbo import (
+    CACHED_DISTANCES_DIM,
     CobBO,
+    PairwiseDistances,
     backoff_tau,
     backoff_xi,
     rbf_estimate,
+    rbf_from_distances,
     relative_improvement,
 )
 from hdbo_engine.gp import GP
@@ -220,6 +223,51 @@ def test_rbf_interpolates_and_survives_duplicates():
     Xd = np.vstack([X, X[:3]])  # exact duplicates: singular system, smoothing fallback
     est, _ = rbf_estimate(Xd, np.concatenate([y, y[:3] + 1.0]), X[:4])
     assert np.all(np.isfinite(est))
+
+
+def test_pairwise_distances_are_squared_euclidean_and_the_same_however_told():
+    from scipy.spatial.distance import cdist
+
+    X = np.random.default_rng(1).random((23, 7))
+    batch = PairwiseDistances().update(X)
+    np.testing.assert_allclose(batch, cdist(X, X, "sqeuclidean"), rtol=1e-12, atol=1e-14)
+    steps = PairwiseDistances()
+    for n in (1, 2, 5, 6, 17, 23):  # grows past its capacity several times
+        part = steps.update(X[:n])
+    np.testing.assert_array_equal(part, batch)  # a rebuild holds the same values
+
+
+@pytest.mark.parametrize("duplicates", [False, True])
+def test_rbf_from_distances_is_scipys_interpolant(duplicates: bool):
+    """The system assembled from squared distances gives scipy's values, including the
+    smoothing retry that exact duplicates (a singular system) force."""
+    rng = np.random.default_rng(5)
+    X = rng.random((40, 9))
+    y = np.cos(4 * X).sum(1)
+    if duplicates:
+        X, y = np.vstack([X, X[:3]]), np.concatenate([y, y[:3] + 0.5])
+    Xq = rng.random((12, 9))
+    expected, length = rbf_estimate(X, y, Xq)
+    S = ((X[:, None] - X[None]) ** 2).sum(-1)
+    Q2 = ((Xq[:, None] - X[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(rbf_from_distances(S, y, Q2, length), expected, rtol=1e-7)
+
+
+def test_cobbo_above_the_cached_distances_size_proposes_from_the_same_stage_one_data():
+    D = CACHED_DISTANCES_DIM + 1
+    opt = CobBO(D, seed=3, n_init=30, init_design="uniform", line_search=False)
+    assert opt.distances is not None and CobBO(CACHED_DISTANCES_DIM).distances is None
+    rng = np.random.default_rng(3)
+    X = rng.random((60, D))
+    X[40:, :4], X[40:, 30:] = X[0, :4], X[0, 30:]  # real points of point 0's block 4..29
+    opt.tell(X, [_sphere_first_half(x) for x in X])
+    V, C = opt.X[0], np.arange(4, 30)
+    cached = opt._subspace_data(V, C)
+    opt.distances = None  # scipy's RBFInterpolator
+    reference = opt._subspace_data(V, C)
+    np.testing.assert_array_equal(cached[0], reference[0])
+    for got, want in zip(cached[1:], reference[1:], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-12)
 
 
 def test_gp_per_point_noise_is_optional_and_validated():

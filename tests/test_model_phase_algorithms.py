@@ -698,15 +698,20 @@ def test_cobbo_rbf_length_is_the_edge_each_point_owns():
     np.testing.assert_array_equal(values, 3.0)
 
 
-def test_cobbo_stage_one_keeps_real_points_and_estimates_virtual_ones():
+@pytest.mark.parametrize("cached", [False, True], ids=["scipy", "cached-distances"])
+def test_cobbo_stage_one_keeps_real_points_and_estimates_virtual_ones(cached: bool):
     """Eq. (1): every told point projected onto the pivot's subspace; a real observation
     where one coincides, else the multiquadric RBF estimate with extra noise
-    0.05 min(1, (shift / length)^2); the 4 nearest the pivot (max_gp_points)."""
+    0.05 min(1, (shift / length)^2); the 4 nearest the pivot (max_gp_points). The same
+    with the large-D assembly from cached distances."""
     from scipy.interpolate import RBFInterpolator
 
     D, C = 4, np.array([0, 2])
     opt = CobBO(D, seed=0, n_init=8, init_design="uniform", line_search=False,
                 max_gp_points=4, virtual_noise=0.05)
+    assert opt.distances is None  # D <= CACHED_DISTANCES_DIM
+    if cached:
+        opt.distances = cobbo_module.PairwiseDistances()
     rng = np.random.default_rng(11)
     X = rng.random((8, D))
     V = X[3].copy()

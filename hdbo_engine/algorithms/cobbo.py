@@ -67,6 +67,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.interpolate import RBFInterpolator
 from scipy.linalg import LinAlgError, LinAlgWarning
+from scipy.linalg.lapack import dgesv
 
 from ..acquisition import expected_improvement, ucb
 from ..base import Optimizer
@@ -88,6 +89,10 @@ BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
 _BLOCK_STREAM = 104_729  # separates block draws from the ask streams
 _ESCAPE_STREAM = 130_363  # separates escape sampling from the ask streams
 _SMOOTH_STEP, _SMOOTH_TRIES = 0.02, 10  # App. B smoothing fallback
+# Above this many columns stage 1 is assembled from squared distances cached as points are
+# told (:class:`PairwiseDistances`, :func:`rbf_from_distances`); below it scipy's
+# RBFInterpolator builds the same interpolant (docs/algorithms/cobbo.md, "Large D").
+CACHED_DISTANCES_DIM = 1000
 
 
 def backoff_tau(budget: int, dim: int) -> float:
@@ -158,6 +163,62 @@ def rbf_estimate(X: np.ndarray, y: np.ndarray, Xq: np.ndarray) -> tuple[np.ndarr
         smoothing += _SMOOTH_STEP
     d2 = ((Xq**2).sum(1)[:, None] + (X**2).sum(1)[None, :] - 2.0 * Xq @ X.T)
     return y[np.argmin(d2, axis=1)], length
+
+
+def _multiquadric(d2: np.ndarray, epsilon: float) -> np.ndarray:
+    """scipy's ``multiquadric`` kernel, ``-sqrt(1 + (epsilon r)^2)``, of squared distances."""
+    return -np.sqrt(d2 * epsilon**2 + 1.0)
+
+
+def rbf_from_distances(S: np.ndarray, y: np.ndarray, Q2: np.ndarray,
+                       length: float) -> np.ndarray:
+    """:func:`rbf_estimate`'s interpolant from squared distances.
+
+    ``S`` (n, n) between the told points, ``Q2`` (m, n) from the queries to them, ``length``
+    the RBF length scale: the system ``K(S) c = y`` that scipy's ``RBFInterpolator`` solves
+    (LAPACK ``gesv``, no polynomial), with the same smoothing retries and nearest-point
+    fallback.
+    """
+    if len(y) == 1:
+        return np.full(len(Q2), y[0])
+    epsilon = 1.0 / length
+    smoothing = 0.0
+    for _ in range(_SMOOTH_TRIES + 1):
+        K = _multiquadric(S, epsilon)
+        K[np.diag_indices_from(K)] += smoothing
+        _, _, coeffs, info = dgesv(K, y, overwrite_a=True)
+        if info == 0:
+            values = _multiquadric(Q2, epsilon) @ coeffs
+            if np.all(np.isfinite(values)):
+                return values
+        smoothing += _SMOOTH_STEP
+    return y[np.argmin(Q2, axis=1)]
+
+
+class PairwiseDistances:
+    """Squared Euclidean distances between the told points, extended as points arrive.
+
+    Row ``i`` is computed from points ``0..i-1`` alone, so a rebuild from the history holds
+    the same values; the square array grows by doubling.
+    """
+
+    def __init__(self) -> None:
+        self._S = np.zeros((0, 0))
+        self.n = 0
+
+    def update(self, X: np.ndarray) -> np.ndarray:
+        """The (n, n) distances of the rows of ``X``, whose first rows were seen before."""
+        n = len(X)
+        if n > len(self._S):
+            grown = np.zeros((max(n, 2 * len(self._S)),) * 2)
+            grown[: self.n, : self.n] = self._S[: self.n, : self.n]
+            self._S = grown
+        for i in range(self.n, n):
+            row = ((X[:i] - X[i]) ** 2).sum(axis=1)
+            self._S[i, :i] = row
+            self._S[:i, i] = row
+        self.n = n
+        return self._S[:n, :n]
 
 
 @dataclass(frozen=True)
@@ -304,6 +365,7 @@ class CobBO(Optimizer):
         self.P = 0  # consecutive improvements in the current block
         self.penalised: dict[int, float] = {}  # App. B.1 surrogate values of escaped pivots
         self.n_escapes = 0
+        self.distances = PairwiseDistances() if D > CACHED_DISTANCES_DIM else None
 
     # ------------------------------------------------------------- state
     @property
@@ -426,9 +488,16 @@ class CobBO(Optimizer):
         values = y[keep].copy()
         length = 1.0
         if (~is_real).any():
-            Xq = np.tile(V, (int((~is_real).sum()), 1))
-            Xq[:, C] = X[keep[~is_real]][:, C]
-            values[~is_real], length = rbf_estimate(X, y, Xq)
+            virtual = keep[~is_real]
+            if self.distances is None:
+                Xq = np.tile(V, (len(virtual), 1))
+                Xq[:, C] = X[virtual][:, C]
+                values[~is_real], length = rbf_estimate(X, y, Xq)
+            else:  # a virtual point is V with the block of a told point
+                XC = X[:, C]
+                Q2 = shift**2 + ((XC[virtual][:, None, :] - XC[None, :, :]) ** 2).sum(axis=2)
+                length = rbf_length(X)
+                values[~is_real] = rbf_from_distances(self.distances.update(X), y, Q2, length)
         extra = np.where(is_real, 0.0,
                          self.virtual_noise * np.minimum(1.0, (shift[keep] / length) ** 2))
         return X[keep][:, C], values, extra
