@@ -123,14 +123,19 @@ MEASURED_SCALE = 5000 * 500
 
 
 def warn_beyond_measured_scale(name: str, page: str, dim: int, budget: int | None,
-                               limit: int = MEASURED_SCALE) -> None:
+                               limit: int = MEASURED_SCALE,
+                               max_budget: int | None = None) -> None:
     """A ``UserWarning`` naming ``dim`` and ``budget`` when ``dim * budget`` exceeds ``limit``
-    (no warning when the budget is unknown): the algorithm ``name``'s cost per ask grows with
-    the history, and such a run may exceed 15 CPU minutes or 2 GiB (``page``: its
-    ``docs/algorithms`` page)."""
-    if budget is not None and dim * budget > limit:
+    or ``budget`` exceeds ``max_budget`` (no warning when the budget is unknown): the
+    algorithm ``name``'s cost per ask grows with the history, and such a run may exceed 15
+    CPU minutes or 2 GiB (``page``: its ``docs/algorithms`` page)."""
+    if budget is None:
+        return
+    if dim * budget > limit or (max_budget is not None and budget > max_budget):
+        measured = f"D x budget <= {limit:.3g}" + (
+            "" if max_budget is None else f", budget <= {max_budget}")
         warnings.warn(
             f"{name}: D = {dim} with budget = {budget} is beyond the sizes measured to finish "
-            f"within 15 CPU minutes and 2 GiB on one core (D x budget <= {limit:.3g}); its cost "
+            f"within 15 CPU minutes and 2 GiB on one core ({measured}); its cost "
             f"per ask grows with the history (docs/algorithms/{page}.md, 'Large D')",
             UserWarning, stacklevel=3)

@@ -11,8 +11,10 @@ import pytest
 from hdbo_engine import get_algorithm
 
 # D x budget up to which each algorithm does not warn (its docs page, "Large D"): 500
-# evaluations at D = 5000, and for GO-UCB, which peaked at 3.1 GiB there, 300
-LIMITS = {"msucb": 5000 * 500, "cobbo": 5000 * 500, "bkb": 5000 * 500, "goucb": 5000 * 300}
+# evaluations at D = 5000, for GO-UCB, which peaked at 3.1 GiB there, 300, and for CobBO,
+# measured at 2000 evaluations there, 2000 (and at most 2000 evaluations at any D)
+LIMITS = {"msucb": 5000 * 500, "cobbo": 5000 * 2000, "bkb": 5000 * 500, "goucb": 5000 * 300}
+MAX_BUDGET = {"cobbo": 2000}
 
 
 def _construct(name: str, dim: int, budget: int | None) -> list[str]:
@@ -34,5 +36,11 @@ def test_a_budget_beyond_the_measured_scale_warns_naming_d_and_budget(name: str)
 
 @pytest.mark.parametrize("name", sorted(LIMITS))
 def test_measured_sizes_and_unknown_budgets_do_not_warn(name: str) -> None:
-    for dim, budget in ((5000, LIMITS[name] // 5000), (5000, None), (100, 10_000)):
+    for dim, budget in ((5000, LIMITS[name] // 5000), (5000, None),
+                        (100, MAX_BUDGET.get(name, 10_000))):
         assert _construct(name, dim, budget) == []
+
+
+def test_cobbo_warns_beyond_the_largest_budget_measured_at_any_d() -> None:
+    (message,) = _construct("cobbo", 20, 2001)
+    assert "D = 20" in message and "budget = 2001" in message and "budget <= 2000" in message

@@ -90,9 +90,13 @@ _BLOCK_STREAM = 104_729  # separates block draws from the ask streams
 _ESCAPE_STREAM = 130_363  # separates escape sampling from the ask streams
 _SMOOTH_STEP, _SMOOTH_TRIES = 0.02, 10  # App. B smoothing fallback
 # Above this many columns stage 1 is assembled from squared distances cached as points are
-# told (:class:`PairwiseDistances`, :func:`rbf_from_distances`); below it scipy's
-# RBFInterpolator builds the same interpolant (docs/algorithms/cobbo.md, "Large D").
-CACHED_DISTANCES_DIM = 1000
+# told (:class:`PairwiseDistances`, :func:`rbf_from_distances`); up to it scipy's
+# RBFInterpolator builds the same interpolant, bit for bit as in earlier versions
+# (docs/algorithms/cobbo.md, "Large D").
+CACHED_DISTANCES_DIM = 300
+# The largest run measured within the scale targets: 2000 evaluations at D = 5000 (the RBF
+# system grows as the history squared, its solve as the history cubed).
+MEASURED_SCALE_COBBO, MEASURED_BUDGET_COBBO = 5000 * 2000, 2000
 
 
 def backoff_tau(budget: int, dim: int) -> float:
@@ -334,7 +338,8 @@ class CobBO(Optimizer):
                  options: CobBOOptions | None = None, **overrides: Any) -> None:
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
-        warn_beyond_measured_scale(type(self).__name__, "cobbo", self.dim, self.budget)
+        warn_beyond_measured_scale(type(self).__name__, "cobbo", self.dim, self.budget,
+                                   MEASURED_SCALE_COBBO, MEASURED_BUDGET_COBBO)
         o = self.options
         D = self.dim
         self.flat_backoff = bool(o.flat_backoff)
