@@ -54,7 +54,8 @@ SCOPE: dict[str, list[str]] = {
                       "_draws _n_new") + _functions("algorithms.msucb", "msucb_beta _condition"),
     "cobbo": _methods("algorithms.cobbo", "CobBO",
                       "_propose _subspace_data _maximize surrogate_values")
-    + _functions("algorithms.cobbo", "rbf_estimate rbf_length"),
+    + _functions("algorithms.cobbo", "rbf_estimate rbf_length _multiquadric rbf_from_distances")
+    + _methods("algorithms.cobbo", "PairwiseDistances", "update"),
     "bkb": _methods("algorithms.bkb", "BKB",
                     "_propose _fantasy _maximize_box _candidates _coefficients _beta _targets "
                     "_free_arms") + _functions("algorithms.bkb", "_mean_var _mean_var_grad "

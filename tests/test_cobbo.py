@@ -253,6 +253,54 @@ def test_rbf_from_distances_is_scipys_interpolant(duplicates: bool):
     np.testing.assert_allclose(rbf_from_distances(S, y, Q2, length), expected, rtol=1e-7)
 
 
+def test_rbf_from_distances_of_one_and_two_told_points_by_hand():
+    """One told point: its value everywhere (as :func:`rbf_estimate`). Two at squared
+    distance 3, length 1: K = -[[1, 2], [2, 1]], y = (1, 4) gives c = (-7/3, 2/3); a query at
+    squared distances (8, 15) has kernel row -(3, 4) and the value 7 - 8/3 = 13/3."""
+    np.testing.assert_array_equal(rbf_from_distances(np.zeros((1, 1)), np.array([2.5]),
+                                                     np.array([[0.0], [0.7], [9.0]]), 0.3),
+                                  [2.5, 2.5, 2.5])
+    S = np.array([[0.0, 3.0], [3.0, 0.0]])
+    Q2 = np.array([[0.0, 3.0], [3.0, 0.0], [8.0, 15.0]])
+    np.testing.assert_allclose(rbf_from_distances(S, np.array([1.0, 4.0]), Q2, 1.0),
+                               [1.0, 4.0, 13.0 / 3.0], rtol=1e-12)
+
+
+def test_rbf_from_distances_retries_smoothing_up_to_0_2_then_takes_the_nearest_value(
+        monkeypatch: pytest.MonkeyPatch):
+    """App. B's fallback: smoothing 0, 0.02, ..., 0.2 (11 solves), then each query takes its
+    nearest told point's value. A solver that fails below smoothing 0.2 gives scipy's
+    interpolant with smoothing 0.2; one that always fails gives the nearest values."""
+    from scipy.interpolate import RBFInterpolator
+    from scipy.linalg.lapack import dgesv
+
+    from hdbo_engine.algorithms import cobbo
+
+    rng = np.random.default_rng(2)
+    X, Xq = rng.random((12, 3)), rng.random((5, 3))
+    y = np.sin(5 * X).sum(1)
+    S = ((X[:, None] - X[None]) ** 2).sum(-1)
+    Q2 = ((Xq[:, None] - X[None]) ** 2).sum(-1)
+    smoothings = []
+
+    def solver(fail_below: float):
+        def gesv(K, b, overwrite_a=False):
+            smoothings.append(K[0, 0] + 1.0)  # the kernel's diagonal is -1 + smoothing
+            if smoothings[-1] < fail_below:
+                return None, None, None, 1
+            return dgesv(K, b, overwrite_a=overwrite_a)
+        return gesv
+
+    monkeypatch.setattr(cobbo, "dgesv", solver(0.19))
+    expected = RBFInterpolator(X, y, kernel="multiquadric", epsilon=1 / 0.4, smoothing=0.2,
+                               degree=-1)(Xq)
+    np.testing.assert_allclose(rbf_from_distances(S, y, Q2, 0.4), expected, rtol=1e-8)
+    np.testing.assert_allclose(smoothings, np.arange(11) * 0.02, atol=1e-12)
+    monkeypatch.setattr(cobbo, "dgesv", solver(np.inf))
+    nearest = [y[np.argmin(np.linalg.norm(X - q, axis=1))] for q in Xq]
+    np.testing.assert_array_equal(rbf_from_distances(S, y, Q2, 0.4), nearest)
+
+
 def test_cobbo_above_the_cached_distances_size_proposes_from_the_same_stage_one_data():
     D = CACHED_DISTANCES_DIM + 1
     opt = CobBO(D, seed=3, n_init=30, init_design="uniform", line_search=False)

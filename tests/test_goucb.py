@@ -398,6 +398,8 @@ def test_phase_one_incomplete_gives_uniform_points() -> None:
              [{"init": True}] * 3)  # two finite values: Phase I needs three
     out = opt._propose(2, np.random.default_rng(0))
     assert [meta for _, meta in out] == [{"phase": 1}] * 2
+    for x, _ in out:  # a point of the unit square each
+        assert x.shape == (2,) and np.all((x >= 0) & (x <= 1))
 
 
 def test_joint_ascent_stays_in_its_box() -> None:
