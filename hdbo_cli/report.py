@@ -427,13 +427,18 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     machines = {json.dumps(json.loads(p.read_text())["machine"], sort_keys=True)
                 for p in cell_files}
     name = out.name
-    expected = ""
+    counted = f"Cells finished: {len(cell_files)}"
     if suite_text:
         suite = load_suite(str(out / "suite.toml"))
-        name, expected = suite.name, f" of {len(suite.cells())}"
+        listed = {cell.paths(out)[1] for cell in suite.cells()}
+        inside = sum(path in listed for path in cell_files)
+        name, counted = suite.name, f"Cells finished: {inside} of {len(listed)}"
+        if inside < len(cell_files):
+            counted += (f", and {len(cell_files) - inside} of further seeds "
+                        "(`hdbo bench --seeds N --first-seed K`)")
     lines = [f"## Suite `{name}`", "", f"Commands: `{command}`", "",
-             f"Cells finished: {len(cell_files)}{expected} (the suite's seeds times its "
-             "problems and methods; a re-run of the command resumes the rest).", ""]
+             f"{counted} (the suite's seeds times its problems and methods; a re-run of the "
+             "command resumes the rest).", ""]
     for mach in sorted(machines):
         info = json.loads(mach)
         lines.append(f"Machine: {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "

@@ -445,6 +445,12 @@ def test_report_and_plots_from_a_run(tmp_path: Path) -> None:
     assert text.index("Run on a busy machine.") < text.index("## Suite `tiny`")
     assert text.count("## Suite `tiny`") == 2 and "Cells finished: 8 of 8" in text
     assert "![ackley-D6-n5](plots/out/ackley-D6-n5.png)" in text
+    cell = out / "cells" / "ackley-D6-n5" / "cobbo"  # a run of a seed beyond the suite's
+    (cell / "seed7.csv").write_text((cell / "seed0.csv").read_text())
+    record = json.loads((cell / "seed0.json").read_text())
+    (cell / "seed7.json").write_text(json.dumps({**record, "seed": 7}))
+    assert main(["report", str(out)]) == 0
+    assert "Cells finished: 8 of 8, and 1 of further seeds" in (out / "report.md").read_text()
 
 
 def test_value_axis_is_regret_where_f_min_is_known_and_the_value_where_it_is_not() -> None:

@@ -16,7 +16,9 @@ Algorithm 2, as implemented:
   ``Omega_t = {x : x_j = V_j for j not in C_t}``.
 * Lines 6-9, eq. (1), stage 1: every told point projected onto ``Omega_t``; the
   virtual points' values from a multiquadric RBF interpolant of all told points
-  (:func:`rbf_estimate`; App. B's smoothing retry).
+  (:func:`rbf_estimate`; App. B's smoothing retry). Above D = 300 the same interpolant
+  is solved from squared distances cached as points are told
+  (:func:`rbf_from_distances`, :class:`PairwiseDistances`).
 * Lines 10-13, stage 2: a Matern-5/2 ARD GP on the block's coordinates over the
   virtual and real points of ``Omega_t``; expected improvement (or UCB)
   maximised by multi-start L-BFGS-B in the block.
