@@ -5,8 +5,9 @@ For each seed, ``--algorithm`` [cobbo] minimises ``--problem`` [scattered_hartma
 (instance ``seed``) at ``--dim`` [5000] for ``--budget`` [500] evaluations twice: with the
 design-size rule's ``n_init`` (``min(2 D + 1, budget // 4)`` axis points) and with
 ``n_init`` = the algorithm's uniform design size (the rest of the budget goes to the model).
-Printed: the best value of each run, the centre's value, and the optimizer's CPU seconds
-(one thread, the objective excluded):
+Printed: the best value of each run, the centre's value, the design's length (the rule's
+``n_init``, or 21 where the pass's first ten coordinates found no effect) and the optimizer's
+CPU seconds (one thread, the objective excluded):
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         python benchmarks/large_d_design.py --dim 5000 --budget 500 --seeds 0 1
@@ -25,7 +26,7 @@ from hdbo_engine import get_algorithm
 
 def run(name: str, problem: str, dim: int, budget: int, seed: int,
         n_init: int | None) -> tuple[float, float, int]:
-    """Best value, optimizer CPU seconds and design size of one run."""
+    """Best value, optimizer CPU seconds and design length of one run."""
     prob = make_problem(problem, dim, seed)
     opt = get_algorithm(name)(dim, seed=seed, budget=budget,
                               **({} if n_init is None else {"n_init": n_init}))
@@ -38,7 +39,7 @@ def run(name: str, problem: str, dim: int, budget: int, seed: int,
         t0 = time.process_time()
         opt.tell(p.x, y, p.meta)
         cpu += time.process_time() - t0
-    return float(np.nanmin(opt.y)), cpu, opt.n_init
+    return float(np.nanmin(opt.y)), cpu, opt._design_length()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     args = parser.parse_args(argv)
     short = get_algorithm(args.algorithm).default_n_init
-    print("| seed | centre | axis design (n_init) | best | CPU s | short design (n_init) "
+    print("| seed | centre | axis design (length) | best | CPU s | short design (length) "
           "| best | CPU s |\n|---|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     for seed in args.seeds:
         centre = float(make_problem(args.problem, args.dim, seed).evaluate_unit(

@@ -55,7 +55,9 @@ Initial design
 The first ``n_init`` points (counting finite told values and pending points) are the
 initial design, proposed by :class:`hdbo_engine.design.InitialDesign`: the centre of the
 cube when ``init_centre``, then ``init_design`` ``"uniform"`` (uniform draws) or ``"axis"``
-(Hooke and Jeeves' axis pass, then a line search when ``line_search``). History told before
+(Hooke and Jeeves' axis pass, then a line search when ``line_search``); an axis design ends
+after the centre and its first ten coordinates' probes when all of them return one value.
+History told before
 the first ask (a warm start) replaces the centre. An ask with a ``salt`` (concurrent
 workers) draws its design points uniformly. Details and evidence:
 ``docs/algorithms/initial-design.md``.
@@ -370,7 +372,7 @@ class Optimizer(InitialDesign, ABC):
     def _n_random(self, n: int) -> int:
         """How many of ``n`` new points still belong to the random initial design."""
         n_done = int(np.isfinite(self._y).sum()) + len(self._pending)
-        return int(min(n, max(0, self.n_init - n_done)))
+        return int(min(n, max(0, self._design_length() - n_done)))
 
     def seen_mask(self, X: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         """Which rows of X (m, D) coincide (max-norm <= tol) with a told or pending point."""

@@ -10,7 +10,9 @@ and a line search along its slopes (``docs/algorithms/initial-design.md``).
 * Line search (``line_search``, with the axis design): steps ``LINE_STEPS`` along minus the
   pass's finite-difference slopes from the best point, until a long step fails after one
   improved [initial-design.md#line-search-after-the-design].
-* Size: :func:`design_size` [initial-design.md#the-axis-pass].
+* Size: :func:`design_size` [initial-design.md#the-axis-pass]; the design ends early when
+  the centre and the pass's first ``FLAT_COORDINATES`` [10] coordinates all return one value
+  (:meth:`InitialDesign._design_length`) [initial-design.md#when-the-probes-find-nothing].
 
 Every design point is a function of the told history, the metas and the pending points, so
 a rebuilt optimizer continues the design exactly.
@@ -32,6 +34,7 @@ AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe
 AXIS_JITTER = 0.25  # a coordinate's step: AXIS_STEP times U(1 - AXIS_JITTER, 1 + AXIS_JITTER)
 LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
 DEFAULT_HORIZON = 100  # the budget every algorithm assumes when none is given
+FLAT_COORDINATES = 10  # an axis pass whose first this many coordinates change nothing ends
 _AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
 
@@ -59,6 +62,7 @@ class InitialDesign:
     _y: np.ndarray
     _metas: list[dict[str, Any]]
     _pending: list[Proposal]
+    _c: np.ndarray | None
     _axis: tuple[np.ndarray, np.ndarray] | None
 
     def _design_point(self, rng: np.random.Generator,
@@ -122,11 +126,31 @@ class InitialDesign:
             self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
         return self._axis
 
+    def _design_length(self) -> int:
+        """How many finite values the design takes: ``n_init``, or ``1 + 2 FLAT_COORDINATES``
+        when that is shorter, the design is ``"axis"``, and its first ``1 + 2
+        FLAT_COORDINATES`` told points are design points whose values (and constraint
+        values, if any) are all equal and finite: the centre and both probes of each of the
+        first ``FLAT_COORDINATES`` coordinates found no effect, so the objective depends on
+        few of the coordinates and the rest of the design goes to the model."""
+        flat_end = 1 + 2 * FLAT_COORDINATES
+        if self.init_design != "axis" or self.n_init <= flat_end or self.n_told < flat_end:
+            return self.n_init
+        y = self._y[:flat_end]
+        if not (np.isfinite(y).all() and (y == y[0]).all()
+                and all(m.get("init") for m in self._metas[:flat_end])):
+            return self.n_init
+        c = None if self._c is None else self._c[:flat_end]
+        if c is not None and not (c == c[0]).all():
+            return self.n_init
+        return flat_end
+
     def _design_end(self) -> int | None:
-        """Number of told points up to and including the ``n_init``-th finite value (None
-        while the design is not complete; GO-UCB's Phase I ends here too)."""
+        """Number of told points up to and including the :meth:`_design_length`-th finite
+        value (None while the design is not complete; GO-UCB's Phase I ends here too)."""
         finite = np.flatnonzero(np.isfinite(self._y))
-        return None if len(finite) < self.n_init else int(finite[self.n_init - 1]) + 1
+        size = self._design_length()
+        return None if len(finite) < size else int(finite[size - 1]) + 1
 
     def _design_slopes(self, end: int) -> np.ndarray:
         """Finite-difference slope of each coordinate from the axis probes among the first

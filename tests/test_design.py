@@ -167,3 +167,77 @@ def test_steps_the_space_snaps_back_move_on_to_the_next_coordinate():
         assert space.decode(c.x + [step, 0.0])[0][0] == space.decode(c.x)[0][0]
     assert p.meta["axis"] == [1, 1]
     np.testing.assert_allclose(p.x, c.x + [0.0, 1 / 6], rtol=1e-12)
+
+
+def _run_design(opt, f, asks: int, constraints=None) -> list[dict]:
+    """Ask and tell ``asks`` single points of ``f`` (with ``constraints(x)`` when given)."""
+    metas = []
+    for _ in range(asks):
+        (p,) = opt.ask()
+        c = None if constraints is None else [constraints(p.x)]
+        opt.tell(p.x, f(p.x), p.meta, constraints=c)
+        metas.append(p.meta)
+    return metas
+
+
+def test_an_axis_pass_that_finds_no_effect_in_ten_coordinates_ends_the_design():
+    """D = 200, budget 500: the rule's design is 125 points. An objective of the last
+    coordinate alone, which the first ten probed coordinates do not include, returns the
+    centre's value at all 20 probes: the design is the centre and those 20 probes, and the
+    22nd ask is the model's."""
+    dim = 200
+    opt = MSUCB(dim, seed=3, budget=500)
+    assert opt.n_init == 125
+    order = opt._axis_plan()[0]
+    last = int(order[-1])  # probed last of all: never among the first ten
+
+    def f(x: np.ndarray) -> float:
+        return float((x[last] - 0.9) ** 2)
+
+    metas = _run_design(opt, f, 22)
+    assert all(m.get("init") for m in metas[:21])
+    assert [m["axis"] for m in metas[1:21]] == [[k, s] for k in range(10) for s in (1, -1)]
+    assert not metas[21].get("init")  # a model proposal
+    assert opt._design_length() == 21 and opt._design_end() == 21
+
+
+def test_an_effect_among_the_first_ten_coordinates_keeps_the_whole_design():
+    dim = 200
+    opt = MSUCB(dim, seed=3, budget=500)
+    ninth = int(opt._axis_plan()[0][9])  # the tenth coordinate probed
+
+    def f(x: np.ndarray) -> float:
+        return float((x[ninth] - 0.9) ** 2)
+
+    metas = _run_design(opt, f, 30)
+    assert all(m.get("init") for m in metas)  # still in the 125-point design
+    assert opt._design_length() == 125
+
+
+def test_constraints_that_vary_keep_the_design_going_on_a_flat_objective():
+    """The objective ignores the probed coordinates, but a constraint depends on the first
+    one probed: the probes found an effect, so the design is not cut short."""
+    dim = 200
+    opt = MSUCB(dim, seed=3, budget=500)
+    order = opt._axis_plan()[0]
+    first, last = int(order[0]), int(order[-1])
+
+    metas = _run_design(opt, lambda x: float(x[last]), 25,
+                        constraints=lambda x: x[first] - 2.0)  # always feasible, varies
+    assert all(m.get("init") for m in metas)
+    assert opt._design_length() == 125
+    same = MSUCB(dim, seed=3, budget=500)
+    _run_design(same, lambda x: float(x[last]), 21, constraints=lambda x: -1.0)
+    assert same._design_length() == 21  # constant constraints: flat, the design ends
+
+
+def test_a_uniform_design_or_a_short_one_is_not_cut():
+    """The early end applies to the axis design only, and only where it is longer than
+    the centre and ten coordinates' probes."""
+    flat = lambda x: 1.0  # noqa: E731
+    uniform = MSUCB(200, seed=0, budget=500, init_design="uniform", n_init=40)
+    _run_design(uniform, flat, 25)
+    assert uniform._design_length() == 40
+    short = MSUCB(200, seed=0, budget=500, n_init=21)
+    _run_design(short, flat, 21)
+    assert short._design_length() == 21 and short._design_end() == 21

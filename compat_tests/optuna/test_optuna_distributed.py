@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from multiprocessing.pool import Pool
 from pathlib import Path
+from typing import Any
 
 import optuna
 import pytest
@@ -58,8 +59,20 @@ def four_processes() -> Iterator[tuple[Pool, object]]:
         yield pool, manager.Barrier(4)
 
 
-@pytest.mark.parametrize("storage_kind", ["sqlite", "journal"])
-@pytest.mark.parametrize("named", sampler_params())
+def _storage_params() -> list[Any]:
+    """Every sampler on a journal file; on SQLite (whose locks make four writers slow: 16-60
+    s a sampler), Auto in the default suite and the others in the slow one."""
+    out = []
+    for param in sampler_params():
+        name = param.values[0][0]
+        for kind in ("sqlite", "journal"):
+            slow = [pytest.mark.slow] if kind == "sqlite" and name != "auto" else []
+            out.append(pytest.param(param.values[0], kind, id=f"{name}-{kind}",
+                                    marks=[*param.marks, *slow]))
+    return out
+
+
+@pytest.mark.parametrize(("named", "storage_kind"), _storage_params())
 def test_four_workers_with_one_seed_never_duplicate(named, storage_kind, four_processes,
                                                     tmp_path):
     """Four processes, every sampler built with ``seed=0`` and its defaults (the

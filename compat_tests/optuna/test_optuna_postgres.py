@@ -111,7 +111,10 @@ def four_processes() -> Iterator[Pool]:
         yield pool
 
 
-@pytest.mark.parametrize("named", sampler_params())
+@pytest.mark.parametrize("named", [  # Auto in the default suite, the others in the slow one
+    p if p.values[0][0] == "auto" else pytest.param(*p.values, id=p.id,
+                                                    marks=[*p.marks, pytest.mark.slow])
+    for p in sampler_params()])
 def test_four_processes_share_a_postgres_study(named, postgres_url, four_processes):
     name, _ = named
     optuna.create_study(study_name="pg", storage=postgres_url)

@@ -268,7 +268,7 @@ class MSUCB(Optimizer):
                 Xp = np.array(fantasy)
                 model = _condition(gp, np.vstack([self.X, Xp]),
                                    np.concatenate([told_values, gp.predict(Xp)[0]]))
-            t = max(1, self.n_told + len(fantasy) - self.n_init + 1)
+            t = max(1, self.n_told + len(fantasy) - self._design_length() + 1)
             x, meta = self._maximize(model, incumbent, t, rng)
             if record and not out:  # module docstring, "Hyperparameters"
                 meta[_CHAIN_KEY] = state
