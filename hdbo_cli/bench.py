@@ -516,6 +516,18 @@ def machine_info() -> dict[str, Any]:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
+def vector_isa() -> str:
+    """The widest vector instruction set NumPy and the BLAS dispatch to on this CPU
+    (``"x86-64-avx512f"``, ``"x86-64-avx2"``, else ``platform.machine()``): runs diverge in
+    their last bits between these, and from there in their proposals."""
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    for feature in ("AVX512F", "AVX2"):
+        if __cpu_features__.get(feature):
+            return f"x86-64-{feature.lower()}"
+    return platform.machine()
+
+
 def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     """Run one cell and write its CSV and JSON (temporary names, then renamed).
 

@@ -26,7 +26,7 @@ class Options:
     n_init: size of the initial design; None is the design-size rule,
         :func:`~hdbo_engine.design.design_size` of ``init_design``, the algorithm's uniform
         design size and the budget. An axis design longer than 21 points ends after 21 when
-        its first ten coordinates' probes all return the centre's value
+        its first point and its first ten coordinates' probes all return one value
         (:meth:`~hdbo_engine.design.InitialDesign._design_length`).
     init_centre: whether the initial design starts at the centre of the cube.
     init_design: ``"uniform"`` or ``"axis"``.

@@ -9,8 +9,8 @@ them with ``HDBO_RECORD_HASHES=1 python -m pytest tests/test_behaviour_lock.py``
 
 The last bits of BLAS and NumPy's vector kernels differ between CPUs with and without
 AVX-512, and a run's proposals diverge from there, so the hashes are kept per instruction
-set (:func:`_platform`). A deliberate change re-records them on each; on an instruction set
-with none recorded the test skips and says so.
+set (:func:`hdbo_cli.bench.vector_isa`). A deliberate change re-records them on each; on an
+instruction set with none recorded the test skips and says so.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy._core._multiarray_umath import __cpu_features__
 from threadpoolctl import threadpool_limits
 
+from hdbo_cli.bench import vector_isa
 from hdbo_engine import get_algorithm
 
 HASHES = Path(__file__).with_name("data") / "proposal_hashes.json"
@@ -44,14 +43,6 @@ def _rastrigin(x: np.ndarray) -> float:
 
 
 PROBLEMS = {"sphere20": (_sphere, 20), "rastrigin100": (_rastrigin, 100)}
-
-
-def _platform() -> str:
-    """The widest vector instruction set NumPy and the BLAS dispatch to on this CPU."""
-    for feature in ("AVX512F", "AVX2"):
-        if __cpu_features__.get(feature):
-            return f"x86-64-{feature.lower()}"
-    return platform.machine()
 
 
 def _run_hash(algo: str, preset: str, problem: str) -> str:
@@ -81,7 +72,7 @@ CASES = [(a, p, q) for a in ALGORITHMS for p in PRESETS for q in PROBLEMS
 
 @pytest.mark.parametrize(("algo", "preset", "problem"), CASES)
 def test_proposals_are_unchanged(algo: str, preset: str, problem: str) -> None:
-    key, cpu = f"{algo}/{preset}/{problem}", _platform()
+    key, cpu = f"{algo}/{preset}/{problem}", vector_isa()
     recorded = json.loads(HASHES.read_text()) if HASHES.exists() else {}
     if os.environ.get("HDBO_RECORD_HASHES") != "1" and cpu not in recorded:
         pytest.skip(f"no proposal hashes recorded for {cpu} (recorded: {sorted(recorded)})")

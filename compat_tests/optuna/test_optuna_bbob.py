@@ -17,7 +17,8 @@ import numpy as np
 import optuna
 import pytest
 from _optuna_samplers import NAMED, missing_reason
-from numpy._core._multiarray_umath import __cpu_features__
+
+from hdbo_cli.bench import vector_isa
 
 cocoex = pytest.importorskip("cocoex")
 
@@ -32,7 +33,7 @@ N_STARTUP = 10
 # tests/test_behaviour_lock.py for AVX-512 were recorded, and it beats random search on a CPU
 # with AVX2 alone (2026-11-27: 0.662 against random's 0.689; f2 D=20 8.50e6 instead of
 # 1.23e7), so its marker applies with AVX-512 only.
-AVX512 = bool(__cpu_features__.get("AVX512F"))
+AVX512 = vector_isa() == "x86-64-avx512f"
 KNOWN_SHORTFALL = {
     "msucb": "engine MS-UCB fixes D - d of the D coordinates to random values in every"
              " proposal, and the design's line search costs 2-5 of the 20 model trials; it wins"

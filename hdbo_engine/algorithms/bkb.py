@@ -30,7 +30,8 @@ Defaults, ``preset="paper"`` (Fig. 1 as written): one uniform initial point,
 ``preset="practical"`` [default]: ``q_bar = 4``, ``resample = "location"``,
 ``beta_scale = 0.05``, ``sum_cap`` 50 in the box (``inf`` with arms),
 ``n_init = 10`` with the centre first; in the box the axis design with a line
-search, ``trust_region = True`` with ``failure_tol = 10``, ``candidates = "perturb"``,
+search (21 points when its first probes find no effect, :mod:`hdbo_engine.design`),
+``trust_region = True`` with ``failure_tol = 10``, ``candidates = "perturb"``,
 ``n_refine = 0``. Both: ``eps = 0.5``, ``delta = 0.1``, ``F = 1``, ``lam`` = the
 fitted noise floored at ``lam_min = 1e-2``, ``xi = sqrt(lambda)``, Matern-5/2 ARD
 (``kernel_type="rbf"``: Gaussian), ``n_candidates = min(5000, 500 + 20 D)``.

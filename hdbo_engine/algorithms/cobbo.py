@@ -8,7 +8,8 @@ tried and not kept: ``docs/algorithms/cobbo.md``.
 
 Algorithm 2, as implemented:
 
-* Lines 1-4: ``n_init`` initial points; the pivot ``V`` is the best, with value
+* Lines 1-4: ``n_init`` initial points (21 when the axis design's first probes find no
+  effect, :mod:`hdbo_engine.design`); the pivot ``V`` is the best, with value
   ``M``; failure counter ``q = 0``; preference weights ``w_0,j = 1/D``.
 * Line 7 (Sec. 3.1, 4.1): a block size drawn uniformly from the distinct values of
   ``{1,4,6,8,12,14,16,22,24,26,30}`` capped at ``D``; coordinates ``C_t`` drawn

@@ -282,8 +282,9 @@ class GOUCBOptions(Options):
     brackets where it differs).
 
     n_init: Phase I size n; None is the design-size rule from ceil(sqrt(T)), at least 2
-        [practical: the axis design's max(ceil(sqrt(T)), min(2 D + 1, T // 4)); paper:
-        ceil(sqrt(T)) uniform points, no centre].
+        [practical: the axis design's max(ceil(sqrt(T)), min(2 D + 1, T // 4)), 21 when its
+        first probes find no effect (:mod:`hdbo_engine.design`); paper: ceil(sqrt(T))
+        uniform points, no centre].
     hidden: hidden units of the default model [25, Sec. 6].
     model_factory: ``D -> torch.nn.Module`` replacing the default model
         (input: points of ``[-1, 1]^D`` of shape (1, D); output: one number) [None].

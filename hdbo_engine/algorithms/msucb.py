@@ -7,8 +7,10 @@ measurement, and what was tried and not kept: ``docs/algorithms/msucb.md``.
 
 Algorithm 1, as implemented:
 
-1. ``n_init`` initial points, then a GP (Matern-5/2 ARD, hyperparameters
-   fitted from data, :class:`hdbo_engine.gp.HyperparameterChain`).
+1. ``n_init`` initial points (21 when the axis design's first probes find no effect,
+   :mod:`hdbo_engine.design`), then a GP (Matern-5/2 ARD, hyperparameters
+   fitted from data, :class:`hdbo_engine.gp.HyperparameterChain`); t counts the
+   proposals after the design.
 2. Iteration t adds ``N_t = N0 * t**alpha`` values z, drawn uniformly from the
    fixed-coordinate cube, to ``Z_t`` (steps 4-5; :meth:`MSUCB.subspaces`).
 3. Each z defines the subspace ``S(A, z)`` of Definition 1 (eq. 3): the last
