@@ -2,7 +2,7 @@
 
 Each mutant is a text patch (one or more exact replacements) applied to a temporary copy of
 the repository. The mutant's relevant test files then run there
-(``python -m pytest <files> -x -q`` with ``PYTHONPATH`` pointing at the copy); the first
+(``python -m pytest <files> -x -q -n 0`` with ``PYTHONPATH`` pointing at the copy); the first
 failing test is the one that caught it. A mutant whose files all pass survived. Before the
 mutants, the same files run on the unmodified copy: they must pass, or the score means
 nothing.
@@ -145,7 +145,8 @@ def run_tests(copy: Path, files: tuple[str, ...], timeout: float,
     "error" (collection or import), "timeout" or "none selected" (``keyword`` matched no
     test)."""
     env = {**os.environ, "PYTHONPATH": str(copy)}
-    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-rf", "-p", "no:cacheprovider"]
+    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-rf", "-p", "no:cacheprovider",
+           "-n", "0"]
     if keyword:
         cmd += ["-k", keyword]
     start = time.perf_counter()
