@@ -53,19 +53,27 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import log_ndtr
 
+from .acquisition import log_expected_improvement
 from .gp import GP
 from .util import as_float_array
 
 __all__ = ["feasible_mask", "violation", "best_index", "merit_values", "surrogate_values",
-           "check_constraints", "steer"]
+           "check_constraints", "steer", "constrained_ei"]
 
 MAX_POINTS = 300  # told points each constraint's GP is conditioned on (nearest the incumbent)
 FIT_POINTS = 100  # the nearest of them its hyperparameters are fitted on
 N_CANDIDATES = 256  # candidates per steered proposal
 MIN_STEP = 0.025  # smallest standard deviation of the steps around a proposal
 FIT_MAXITER = 30  # L-BFGS-B iterations of each constraint GP's hyperparameter fit
+NOISE_FLOOR = 1e-10  # smallest noise variance (standardised) of the constraint and CEI GPs
+CEI_POINTS = 50  # told points nearest the incumbent that constrained EI's objective GP fits
+CEI_CANDIDATES = 1000  # uniform candidates in the box, and as many that move few coordinates
+CEI_MOVED = 20  # expected number of coordinates a few-coordinate candidate moves
+CEI_STARTS = 3  # best candidates that start L-BFGS-B
+CEI_STEP = 1e-7  # forward-difference step of the acquisition's gradient
 
 
 def feasible_mask(C: np.ndarray) -> np.ndarray:
@@ -173,7 +181,8 @@ def constraint_models(X: np.ndarray, C: np.ndarray, centre: np.ndarray) -> list[
         if not finite.any() or (c <= 0.0).all():
             continue
         c = np.where(finite, c, np.where(c < 0, c[finite].min(), c[finite].max()))
-        gp = GP(X.shape[1], fit_maxiter=FIT_MAXITER).fit(X[:FIT_POINTS], c[:FIT_POINTS])
+        gp = GP(X.shape[1], noise_bounds=(NOISE_FLOOR, 0.5), fit_maxiter=FIT_MAXITER).fit(
+            X[:FIT_POINTS], c[:FIT_POINTS])
         models.append(gp.set_data(X, c) if len(X) > FIT_POINTS else gp)
     return models
 
@@ -210,4 +219,57 @@ def steer(X: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
         else:
             i = int(np.argmax(p))
         out.append((cand[i], {**meta, "pof": float(p[i]), "steered": True}))
+    return out
+
+
+def constrained_ei(X: np.ndarray, y: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
+                   best_value: float, radius: float, pending: np.ndarray, n: int,
+                   rng: np.random.Generator) -> list[np.ndarray]:
+    """``n`` points that maximise ``log EI(x) + log PoF(x)`` in the box of half-width
+    ``radius`` around ``incumbent`` (module docstring, "Constrained EI"). ``X`` (N, D), ``y``
+    (N,) and ``C`` (N, m) are the told points, their surrogate values and constraints,
+    ``best_value`` the incumbent's value, ``pending`` (k, D) points asked and not yet told."""
+    finite = np.isfinite(y)
+    Xf, yf = X[finite], y[finite]
+    near = np.argsort(np.abs(Xf - incumbent).sum(axis=1), kind="stable")[:CEI_POINTS]
+    data_X, data_y = Xf[near], yf[near]
+    gp = GP(X.shape[1], noise_bounds=(NOISE_FLOOR, 0.5)).fit(data_X, data_y)
+    models = constraint_models(X, C, incumbent)
+    lo, hi = np.clip(incumbent - radius, 0.0, 1.0), np.clip(incumbent + radius, 0.0, 1.0)
+
+    def acquisition(Z: np.ndarray) -> np.ndarray:
+        mean, var = gp.predict(Z)
+        value = log_expected_improvement(-mean, var, None, None, -best_value)[0]
+        for model in models:
+            c_mean, c_var = model.predict(Z)
+            value = value + log_ndtr(-c_mean / np.sqrt(np.maximum(c_var, 1e-300)))
+        return np.where(np.isfinite(value), value, -np.inf)
+
+    def negative_with_gradient(z: np.ndarray) -> tuple[float, np.ndarray]:
+        values = acquisition(np.vstack([z, z + CEI_STEP * np.eye(len(z))]))
+        if not np.isfinite(values[0]):
+            return 1e300, np.zeros_like(z)
+        gradient = np.where(np.isfinite(values[1:]), (values[1:] - values[0]) / CEI_STEP, 0.0)
+        return -float(values[0]), -gradient
+
+    out: list[np.ndarray] = []
+    for believed in [*pending, *([None] * n)]:
+        if believed is not None or out:  # kriging believer: a pending or chosen point's mean
+            x = believed if believed is not None else out[-1]
+            data_X, data_y = np.vstack([data_X, x]), np.append(data_y, gp.predict(x[None])[0])
+            gp.set_data(data_X, data_y)
+        if believed is not None:
+            continue
+        uniform = lo + rng.random((CEI_CANDIDATES, len(lo))) * (hi - lo)
+        moved = rng.random(uniform.shape) < min(1.0, CEI_MOVED / len(lo))
+        candidates = np.vstack([incumbent, uniform, np.where(moved, uniform, incumbent)])
+        values = acquisition(candidates)
+        order = np.argsort(-values, kind="stable")
+        best_x, best_a = candidates[order[0]], values[order[0]]
+        for start in candidates[order[:CEI_STARTS]]:
+            res = minimize(negative_with_gradient, start, jac=True, method="L-BFGS-B",
+                           bounds=list(zip(lo, hi, strict=True)), options={"maxiter": 100})
+            if np.isfinite(res.fun) and -res.fun > best_a:
+                best_x, best_a = np.clip(res.x, lo, hi), -res.fun
+        out.append(best_x)
     return out

@@ -236,7 +236,8 @@ def test_auto_counts_a_success_only_for_a_new_best_feasible_value():
     X = [[0.1, 0.1], [0.2, 0.2], [0.3, 0.3], [0.4, 0.4]]
     # msucb: 1.0 infeasible (failure), then 3.0 < 4.0 feasible (success); cobbo: 4.0 < 5.0
     auto.tell(X, [5.0, 1.0, 4.0, 3.0], metas, constraints=[[-1.0], [1.0], [-1.0], [-1.0]])
-    assert auto.records() == {"msucb": (1, 1), "cobbo": (1, 0)}
+    # a feasible value exists, so the constrained-EI arm takes part, with no proposals yet
+    assert auto.records() == {"msucb": (1, 1), "cobbo": (1, 0), "cei": (0, 0)}
 
 
 def test_minimize_returns_the_best_feasible_point():

@@ -63,7 +63,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
-from ..constraints import best_index
+from ..constraints import best_index, constrained_ei, steer
 from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
@@ -79,6 +79,9 @@ RECOMMEND_MIN, RECOMMEND_MAX = 10, 400  # told points the recommendation's GP ne
 RECOMMEND_QUANTILE = 0.9  # posterior quantile a noisy recommendation minimises
 REPLICATE = "replicate"  # meta key of Auto's replicate: the index of the told point it repeats
 _KEY = "algorithm"
+CEI = "cei"  # the constrained-EI arm's name in metas and records
+CEI_RADIUS, CEI_MAX_RADIUS, CEI_MIN_RADIUS = 0.1, 0.2, 1e-6  # its box's half-width
+CEI_FAILURES = 2  # failures in a row that halve the box
 
 
 def default_members(dim: int | None = None) -> tuple[str, ...]:
@@ -204,10 +207,40 @@ class Auto(Optimizer):
         return Proposal(self._X[i].copy(), {_KEY: self.name, REPLICATE: i})
 
     # ---------------------------------------------------------------- choice
+    def _cei_eligible(self) -> bool:
+        """Whether the constrained-EI arm takes part: constraints told, a feasible value."""
+        return self._c is not None and bool((self.feasible & np.isfinite(self._y)).any())
+
+    def cei_radius(self) -> float:
+        """Half-width of the constrained-EI arm's box (module docstring, "Constraints")."""
+        radius, failures, best = CEI_RADIUS, 0, np.inf
+        for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
+            if meta.get(_KEY) == CEI:
+                if ok and y < best:
+                    radius, failures = min(2.0 * radius, CEI_MAX_RADIUS), 0
+                else:
+                    failures += 1
+                    if failures == CEI_FAILURES:
+                        radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0
+            if ok and np.isfinite(y):
+                best = min(best, float(y))
+        return radius
+
+    def _cei(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        """The constrained-EI arm's proposals (before the shared proposal step)."""
+        incumbent, value = self.best
+        radius = self.cei_radius()
+        points = constrained_ei(self._X, self.model_values, self._c, incumbent, value, radius,
+                                self.pending, n, rng)
+        return [(x, {_KEY: CEI, "radius": radius}) for x in points]
+
     def records(self) -> dict[str, tuple[int, int]]:
-        """``(successes, failures)`` among each member's last ``window`` told proposals
-        (a success: a feasible value below every finite feasible value before it)."""
+        """``(successes, failures)`` among each member's (and, once eligible, the
+        constrained-EI arm's) last ``window`` told proposals (a success: a feasible value
+        below every finite feasible value before it)."""
         outcomes: dict[str, list[bool]] = {n: [] for n in self.members}
+        if self._cei_eligible():
+            outcomes[CEI] = []
         best = np.inf
         for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
             if meta.get(_KEY) in outcomes:
@@ -255,7 +288,12 @@ class Auto(Optimizer):
         out = [] if replicate is None else [replicate]
         self._pending.extend(out)
         if n > len(out):
-            name = self._choose(self._choice_rng(salt))
+            rng = self._choice_rng(salt)
+            name = self._choose(rng)
+            if name == CEI:
+                made = steer(self._X, self._c, self.best[0], self._cei(n - len(out), rng), rng)
+                out += [self._accept(x, meta, rng) for x, meta in made]
+                return out
             made = [Proposal(p.x, {**p.meta, _KEY: name})
                     for p in self._sync(name).ask(n - len(out), salt=salt)]
             self._pending.extend(made)
@@ -265,5 +303,7 @@ class Auto(Optimizer):
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         """The model part of an ask that began in the design (a batch across its end)."""
         name = self._choose(rng)
+        if name == CEI:
+            return self._cei(n, rng)
         member = self._sync(name)
         return [(x, {**meta, _KEY: name}) for x, meta in member._propose(n, rng)]
