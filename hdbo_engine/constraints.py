@@ -32,7 +32,10 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
   every model-based proposal of every algorithm once constraints were told: one exact GP per
   constraint (:class:`hdbo_engine.gp.GP`, on the :data:`MAX_POINTS` [300] told points nearest
   the incumbent, hyperparameters fitted on the :data:`FIT_POINTS` [100] nearest, constraints
-  never violated among them left out) gives the probability of
+  never violated among them left out; noise variance at least :data:`NOISE_FLOOR` [1e-10]
+  of the standardised values, since constraint values are usually computed exactly and the
+  objective GP's floor of 1e-6 blurs the boundary [constraints.md#constrained-ei]) gives
+  the probability of
   feasibility ``PoF(x) = prod_j Phi(-mu_j(x) / sigma_j(x))`` (independent constraints, as in
   Gardner et al., ICML 2014, and Optuna's GPSampler). A proposal with ``PoF >= 1/2`` is
   kept; otherwise, among :data:`N_CANDIDATES` [256] candidates (a quarter on the segment
@@ -46,6 +49,21 @@ AISTATS 2021, arXiv:2002.08526, Sec. 3):
   each algorithm keeps its own acquisition rule [constraints.md#the-rules]. Departure from
   SCBO: these candidates replace its trust-region perturbations, so a steered point keeps
   the proposal's feasible moves [constraints.md#coordinate-mixes].
+* **Constrained EI** (:func:`constrained_ei`, the arm :class:`hdbo_engine.algorithms.auto.Auto`
+  adds once a point is feasible): maximises ``log EI(x) + log PoF(x)`` (expected improvement
+  over the feasible incumbent's value times the probability of feasibility: Schonlau, Welch
+  & Jones 1998; Gardner et al., ICML 2014; log EI after Ament et al., NeurIPS 2023) in a box
+  of half-width ``r`` around the incumbent. The objective's GP fits the surrogate values of
+  the :data:`CEI_POINTS` [50] finite told points nearest the incumbent (noise variance at
+  least :data:`NOISE_FLOOR`), the constraints' GPs are the proposal step's. The maximiser:
+  :data:`CEI_CANDIDATES` [1000] uniform points in the box, as many that move each coordinate
+  of the incumbent with probability ``min(1, CEI_MOVED / D)`` [20] and the incumbent itself;
+  L-BFGS-B (forward differences of step :data:`CEI_STEP` [1e-7]) from the best
+  :data:`CEI_STARTS` [3]. Pending points and a batch's earlier points enter the objective's
+  GP at their posterior mean, which also becomes the value to improve on where their
+  ``PoF >= 1/2`` (the kriging believer: Ginsbourger, Le Riche & Carraro, 2010).
+  Departure from SCBO: a local EI x PoF instead of constrained Thompson sampling, for the
+  precision an optimum on active constraints needs [constraints.md#constrained-ei].
 """
 
 from __future__ import annotations
@@ -188,13 +206,15 @@ def constraint_models(X: np.ndarray, C: np.ndarray, centre: np.ndarray) -> list[
 
 
 def steer(X: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
-          proposals: list[tuple[np.ndarray, dict[str, Any]]], rng: np.random.Generator
-          ) -> list[tuple[np.ndarray, dict[str, Any]]]:
+          proposals: list[tuple[np.ndarray, dict[str, Any]]], rng: np.random.Generator,
+          models: list[GP] | None = None) -> list[tuple[np.ndarray, dict[str, Any]]]:
     """Move each proposal that is likely infeasible to a nearby likely feasible point
     (module docstring, "Proposal step"). ``X`` (n, D) and ``C`` (n, m) are the told points
-    and their constraints, ``incumbent`` (D,) the point of :func:`best_index`. A moved
-    proposal's meta gains ``"steered": True``; every meta gains ``"pof"``."""
-    models = constraint_models(X, C, incumbent)
+    and their constraints, ``incumbent`` (D,) the point of :func:`best_index`, ``models``
+    :func:`constraint_models` of them when already built. A moved proposal's meta gains
+    ``"steered": True``; every meta gains ``"pof"``."""
+    if models is None:
+        models = constraint_models(X, C, incumbent)
     if not models:
         return proposals
     out = []
@@ -222,19 +242,19 @@ def steer(X: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
     return out
 
 
-def constrained_ei(X: np.ndarray, y: np.ndarray, C: np.ndarray, incumbent: np.ndarray,
+def constrained_ei(X: np.ndarray, y: np.ndarray, models: list[GP], incumbent: np.ndarray,
                    best_value: float, radius: float, pending: np.ndarray, n: int,
                    rng: np.random.Generator) -> list[np.ndarray]:
     """``n`` points that maximise ``log EI(x) + log PoF(x)`` in the box of half-width
-    ``radius`` around ``incumbent`` (module docstring, "Constrained EI"). ``X`` (N, D), ``y``
-    (N,) and ``C`` (N, m) are the told points, their surrogate values and constraints,
-    ``best_value`` the incumbent's value, ``pending`` (k, D) points asked and not yet told."""
+    ``radius`` around ``incumbent`` (module docstring, "Constrained EI"). ``X`` (N, D) and
+    ``y`` (N,) are the told points and their surrogate values, ``models`` the
+    :func:`constraint_models` of their constraints, ``best_value`` the incumbent's value,
+    ``pending`` (k, D) points asked and not yet told."""
     finite = np.isfinite(y)
     Xf, yf = X[finite], y[finite]
     near = np.argsort(np.abs(Xf - incumbent).sum(axis=1), kind="stable")[:CEI_POINTS]
     data_X, data_y = Xf[near], yf[near]
     gp = GP(X.shape[1], noise_bounds=(NOISE_FLOOR, 0.5)).fit(data_X, data_y)
-    models = constraint_models(X, C, incumbent)
     lo, hi = np.clip(incumbent - radius, 0.0, 1.0), np.clip(incumbent + radius, 0.0, 1.0)
 
     def acquisition(Z: np.ndarray) -> np.ndarray:
@@ -256,8 +276,11 @@ def constrained_ei(X: np.ndarray, y: np.ndarray, C: np.ndarray, incumbent: np.nd
     for believed in [*pending, *([None] * n)]:
         if believed is not None or out:  # kriging believer: a pending or chosen point's mean
             x = believed if believed is not None else out[-1]
-            data_X, data_y = np.vstack([data_X, x]), np.append(data_y, gp.predict(x[None])[0])
+            mean = gp.predict(x[None])[0]
+            data_X, data_y = np.vstack([data_X, x]), np.append(data_y, mean)
             gp.set_data(data_X, data_y)
+            if not models or probability_of_feasibility(models, x[None])[0] >= 0.5:
+                best_value = min(best_value, float(mean[0]))
         if believed is not None:
             continue
         uniform = lo + rng.random((CEI_CANDIDATES, len(lo))) * (hi - lo)

@@ -13,8 +13,10 @@ from hdbo_engine.algorithms.baselines import RandomSearch
 from hdbo_engine.constraints import (
     FIT_POINTS,
     MAX_POINTS,
+    constrained_ei,
     constraint_models,
     merit_values,
+    probability_of_feasibility,
     steer,
     surrogate_values,
 )
@@ -188,6 +190,20 @@ def test_constraint_models_condition_on_the_nearest_points_and_skip_inactive_one
     np.testing.assert_allclose(mean, [-0.3, 0.3], atol=0.05)  # c = x_0 - 0.5
 
 
+def test_constraint_models_resolve_the_boundary_where_points_cluster_near_it():
+    # c = (x0 - 0.5)(1 + x1), exact values; 30 points within 1e-3 of a boundary point, as a
+    # search converging onto an active constraint tells them. 2e-5 either side of the
+    # boundary the model must tell feasible from infeasible (a noise variance floored at 1e-6
+    # of the values' variance leaves PoF at 0.3 and 0.7 there).
+    rng = np.random.default_rng(0)
+    centre = np.array([0.5, 0.4, 0.6])
+    X = np.vstack([rng.random((30, 3)), centre + rng.uniform(-1e-3, 1e-3, (30, 3))])
+    C = (X[:, :1] - 0.5) * (1.0 + X[:, 1:2])
+    models = constraint_models(X, C, centre)
+    pof = probability_of_feasibility(models, centre + [[2e-5, 0.0, 0.0], [-2e-5, 0.0, 0.0]])
+    assert pof[0] < 0.05 and pof[1] > 0.95
+
+
 @pytest.mark.parametrize("name", ALGORITHMS)
 def test_rebuild_with_constraints_proposes_the_same_point(name):
     opt = run(name, seed=2, budget=24, dim=6)
@@ -238,6 +254,92 @@ def test_auto_counts_a_success_only_for_a_new_best_feasible_value():
     auto.tell(X, [5.0, 1.0, 4.0, 3.0], metas, constraints=[[-1.0], [1.0], [-1.0], [-1.0]])
     # a feasible value exists, so the constrained-EI arm takes part, with no proposals yet
     assert auto.records() == {"msucb": (1, 1), "cobbo": (1, 0), "cei": (0, 0)}
+
+
+def disc_history(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """n uniform points of [0, 1]^2 with f = (x0 - 0.9)^2 + (x1 - 0.9)^2 and the one
+    constraint x0 + x1 - 1 <= 0: the constrained optimum is (0.5, 0.5), f = 0.32."""
+    X = np.random.default_rng(seed).random((n, 2))
+    return X, ((X - 0.9) ** 2).sum(axis=1), (X.sum(axis=1) - 1.0)[:, None]
+
+
+def propose(X, y, C, incumbent, value, radius, pending, n):
+    """constrained_ei with the constraint models built around the incumbent."""
+    with threadpool_limits(1):
+        return constrained_ei(X, y, constraint_models(X, C, incumbent), incumbent, value,
+                              radius, np.asarray(pending).reshape(-1, 2), n,
+                              np.random.default_rng(0))
+
+
+def test_constrained_ei_proposes_near_the_constrained_optimum():
+    X, y, C = disc_history(40, seed=0)
+    feasible = C[:, 0] <= 0
+    i = int(np.flatnonzero(feasible)[np.argmin(y[feasible])])
+    (x,) = propose(X, y, C, X[i], y[i], 0.5, [], 1)
+    assert np.linalg.norm(x - [0.5, 0.5]) < 0.05  # on the boundary, at the optimum
+    assert x.sum() - 1.0 < 0.01
+    assert ((x - 0.9) ** 2).sum() < y[i]
+
+
+def test_constrained_ei_stays_in_its_box_and_moves_towards_the_optimum():
+    X, y, C = disc_history(40, seed=1)
+    incumbent = np.array([0.2, 0.3])  # f = 0.85, feasible, 0.42 from the optimum
+    (x,) = propose(X, y, C, incumbent, 0.85, 0.05, [], 1)
+    assert np.abs(x - incumbent).max() <= 0.05 + 1e-12
+    np.testing.assert_allclose(x, [0.25, 0.35], atol=0.01)  # the box's corner nearest it
+
+
+def test_constrained_ei_spreads_a_batch_and_avoids_pending_points():
+    X, y, C = disc_history(40, seed=2)
+    feasible = C[:, 0] <= 0
+    i = int(np.flatnonzero(feasible)[np.argmin(y[feasible])])
+    first, second = propose(X, y, C, X[i], y[i], 0.5, [], 2)
+    (after_pending,) = propose(X, y, C, X[i], y[i], 0.5, [first], 1)
+    assert np.linalg.norm(first - second) > 1e-3
+    assert np.linalg.norm(first - after_pending) > 1e-3
+
+
+def test_auto_constrained_ei_box_halves_after_two_failures_and_doubles_on_a_success():
+    auto = get_algorithm("auto")(2, seed=0, members=("msucb",))
+    cei = {"algorithm": "cei"}
+    # told values (all feasible unless marked): 5 design; 4 cei success (r 0.1 -> 0.2);
+    # 6, 7 cei failures (-> 0.1); 3 infeasible cei, 8 cei (failures -> 0.05); 2 msucb
+    # success (not the arm's); 1 cei success (-> 0.1); 9 cei failure (one, no change)
+    y = [5.0, 4.0, 6.0, 7.0, 3.0, 8.0, 2.0, 1.0, 9.0]
+    metas = [{}, cei, cei, cei, cei, cei, {"algorithm": "msucb"}, cei, cei]
+    feasible = [True, True, True, True, False, True, True, True, True]
+    X = np.linspace(0.05, 0.95, len(y))[:, None] * [1.0, 0.5]
+    expected = [0.1, 0.2, 0.2, 0.1, 0.1, 0.05, 0.05, 0.1, 0.1]
+    for k in range(len(y)):
+        auto.tell(X[k], y[k], metas[k], constraints=[-1.0 if feasible[k] else 1.0])
+        assert auto.cei_radius() == pytest.approx(expected[k])
+
+
+def test_auto_asks_the_constrained_ei_arm_only_once_a_point_is_feasible():
+    pytest.importorskip("torch")
+    auto = get_algorithm("auto")(2, seed=0, members=("msucb",))
+    X, y, C = disc_history(20, seed=3)
+    auto.tell(X, y + 10.0, constraints=C + 2.0)  # nothing feasible yet
+    assert "cei" not in auto.records()
+    auto.tell(X[:1] * 0.5, 0.7, constraints=[-0.5])
+    assert "cei" in auto.records()
+    with threadpool_limits(1):
+        names = []
+        for _ in range(12):
+            (p,) = auto.ask()
+            names.append(p.meta["algorithm"])
+            x = p.x
+            auto.tell(x, float(((x - 0.9) ** 2).sum()), p.meta, constraints=[x.sum() - 1.0])
+    assert "cei" in names
+    j = names.index("cei")
+    rebuilt = type(auto).from_history(2, auto.X[: 21 + j], auto.y[: 21 + j],
+                                      auto.metas[: 21 + j],
+                                      constraints=auto.constraints[: 21 + j],
+                                      seed=0, members=("msucb",))
+    with threadpool_limits(1):
+        (again,) = rebuilt.ask()
+    np.testing.assert_array_equal(again.x, auto.X[21 + j])
+    assert again.meta["algorithm"] == "cei"
 
 
 def test_minimize_returns_the_best_feasible_point():

@@ -27,8 +27,21 @@ Rules
   from the ask's generator and asks the member with the largest draw (Thompson sampling for
   Bernoulli bandits; Thompson, Biometrika 1933; the sliding window follows Garivier &
   Moulines, ALT 2011, for rewards that drift as the search narrows).
+* **Constraints**: once constraints were told and a feasible point has a finite value, a
+  fifth arm, constrained expected improvement (``"cei"``,
+  :func:`~hdbo_engine.constraints.constrained_ei`), takes part in the choice with a record
+  of its own: it proposes the maximiser of ``log EI(x) + log PoF(x)`` (Schonlau, Welch &
+  Jones 1998; Gardner et al., ICML 2014) in the box of half-width ``r`` around the feasible
+  incumbent. ``r`` (:meth:`Auto.cei_radius`) starts at :data:`CEI_RADIUS` [0.1], doubles on
+  a success up to :data:`CEI_MAX_RADIUS` [0.2] and halves after :data:`CEI_FAILURES` [2]
+  failures in a row down to :data:`CEI_MIN_RADIUS` [1e-6], read from the told metas. Its
+  proposals pass the shared proposal step like the members'. Departure from the members'
+  design: under constraints most of their proposals are steered, which gives up their own
+  acquisition's choice; this arm's acquisition weighs feasibility itself
+  [constraints.md#constrained-ei].
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
-  the member's own meta; design points carry the base design's metas.
+  the member's own meta (``"cei"`` and ``"radius"`` for the constrained-EI arm); design
+  points carry the base design's metas.
 * **Noise** (:meth:`Auto.noise_observed`): with ``noisy`` None [default], Auto's first model
   ask (every told and pending point a design point, at least :data:`RECOMMEND_MIN` [10]
   finite values) fits a GP to the design's values; if it estimates a noise standard
@@ -63,7 +76,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
-from ..constraints import best_index, constrained_ei, steer
+from ..constraints import best_index, constrained_ei, constraint_models, steer
 from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
@@ -226,13 +239,17 @@ class Auto(Optimizer):
                 best = min(best, float(y))
         return radius
 
-    def _cei(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        """The constrained-EI arm's proposals (before the shared proposal step)."""
+    def _cei(self, n: int, rng: np.random.Generator, *, steered: bool
+             ) -> list[tuple[np.ndarray, dict]]:
+        """The constrained-EI arm's proposals, through the shared proposal step if
+        ``steered`` (else the caller's ask applies it)."""
         incumbent, value = self.best
         radius = self.cei_radius()
-        points = constrained_ei(self._X, self.model_values, self._c, incumbent, value, radius,
+        models = constraint_models(self._X, self._c, incumbent)
+        points = constrained_ei(self._X, self.model_values, models, incumbent, value, radius,
                                 self.pending, n, rng)
-        return [(x, {_KEY: CEI, "radius": radius}) for x in points]
+        made = [(x, {_KEY: CEI, "radius": radius}) for x in points]
+        return steer(self._X, self._c, incumbent, made, rng, models) if steered else made
 
     def records(self) -> dict[str, tuple[int, int]]:
         """``(successes, failures)`` among each member's (and, once eligible, the
@@ -291,7 +308,7 @@ class Auto(Optimizer):
             rng = self._choice_rng(salt)
             name = self._choose(rng)
             if name == CEI:
-                made = steer(self._X, self._c, self.best[0], self._cei(n - len(out), rng), rng)
+                made = self._cei(n - len(out), rng, steered=True)
                 out += [self._accept(x, meta, rng) for x, meta in made]
                 return out
             made = [Proposal(p.x, {**p.meta, _KEY: name})
@@ -304,6 +321,6 @@ class Auto(Optimizer):
         """The model part of an ask that began in the design (a batch across its end)."""
         name = self._choose(rng)
         if name == CEI:
-            return self._cei(n, rng)
+            return self._cei(n, rng, steered=False)
         member = self._sync(name)
         return [(x, {**meta, _KEY: name}) for x, meta in member._propose(n, rng)]
