@@ -223,15 +223,25 @@ def _ask_tell_seconds(row: dict[str, str]) -> float:
     return float(row["ask_s"]) + float(row["tell_s"])
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float, digits: int = 4) -> str:
     if not np.isfinite(v):
         return "–"
-    return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
+    return f"{v:.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.{digits - 2}e}"
 
 
-def _fmt_best(v: float) -> str:
+def _fmt_best(v: float, digits: int = 4) -> str:
     """:func:`_fmt`, with a constrained method's infinite best feasible value as "none"."""
-    return "none" if v == np.inf else _fmt(v)
+    return "none" if v == np.inf else _fmt(v, digits)
+
+
+def _fmt_pair(a: float, b: float) -> str:
+    """``"a vs b"`` by :func:`_fmt_best`, with as many significant digits (4 to 10) as tell
+    two different values apart."""
+    for digits in range(4, 11):
+        left, right = _fmt_best(a, digits), _fmt_best(b, digits)
+        if left != right or a == b:
+            break
+    return f"{left} vs {right}"
 
 
 def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
@@ -362,8 +372,7 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
              + ". Every peer the suite lists for a group counts; a stopped cell is compared "
              "at equal evaluations.", ""]
     for group, v in verdicts.items():
-        detail = ", ".join(f"{p} {_fmt_best(a)} vs {_fmt_best(b)}"
-                           for p, (a, b) in v["medians"].items())
+        detail = ", ".join(f"{p} {_fmt_pair(a, b)}" for p, (a, b) in v["medians"].items())
         extra = ([f"not beaten: {', '.join(v['not_beaten'])}"] if v["not_beaten"] else []) + (
             [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else []) + (
             [f"compared on the seeds it has: {', '.join(f'{p} {n}' for p, n in fewer)}"]

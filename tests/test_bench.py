@@ -29,6 +29,7 @@ from hdbo_cli.report import (
     REFERENCE_PEERS,
     GroupStats,
     _ask_tell_seconds,
+    _fmt_pair,
     load_results,
     markdown_report,
     targets,
@@ -476,3 +477,10 @@ def test_cli_errors_name_the_argument(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--jobs" in capsys.readouterr().err
     assert main(["plot", str(tmp_path / "empty")]) == 2
     assert "cells/" in capsys.readouterr().err
+
+
+def test_auto_versus_peer_medians_show_the_digits_that_tell_them_apart():
+    assert _fmt_pair(2996.3502, 2996.3672) == "2996.35 vs 2996.37"
+    assert _fmt_pair(-0.2044, -0.2176) == "-0.2044 vs -0.2176"
+    assert _fmt_pair(3.0, 3.0) == "3 vs 3"
+    assert _fmt_pair(2.918, np.inf) == "2.918 vs none"
