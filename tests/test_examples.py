@@ -12,6 +12,8 @@ import numpy as np
 import optuna
 import pytest
 
+from hdbo_cli.constrained import speed_reducer, speed_reducer_constraints
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NUMBER = r"(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
 HARTMANN6_MIN = -3.32237  # Hartmann-6's global minimum (Dixon & Szego 1978)
@@ -43,6 +45,24 @@ def test_optuna_quickstart(capsys: pytest.CaptureFixture[str]) -> None:
     assert f_min <= best <= design_best and f_min <= random_best
     # the best trial is a design trial exactly when the model never improved on the design
     assert (trial < 20) == (best == design_best)
+
+
+def test_optuna_constraints(capsys: pytest.CaptureFixture[str]) -> None:
+    trials = 36
+    load("optuna_constraints").main(["--trials", str(trials)])
+    out = capsys.readouterr().out
+    ((best, trial, feasible, total),) = numbers(
+        r"AutoSampler: best feasible weight {n} at trial {n} \({n} of {n} trials feasible\)",
+        out)
+    assert total == trials and 1 <= feasible <= trials and 0 <= trial < trials
+    ((best_known,),) = numbers(r"best known weight {n}", out)
+    params = [float(v) for v in re.findall(r"^  \w+ +(\S+)$", out, flags=re.MULTILINE)]
+    assert len(params) == 7
+    x = np.array([params])  # printed to 6 decimals: weight within 0.01, constraints 1e-4
+    assert speed_reducer(x)[0] == pytest.approx(best, abs=0.01)
+    assert (speed_reducer_constraints(x)[0] <= 1e-4).all()
+    assert best >= best_known - 0.01  # no feasible design beats the best known by more
+    assert re.search(r"TPESampler: (best feasible weight|no feasible trial in 36 trials)", out)
 
 
 def test_optuna_mixed_space(capsys: pytest.CaptureFixture[str]) -> None:
