@@ -124,6 +124,11 @@ def best_index(y: np.ndarray, C: np.ndarray | None) -> int | None:
     return int(np.argmin(np.where(ok, y, np.inf)))
 
 
+def has_feasible_value(y: np.ndarray, C: np.ndarray) -> bool:
+    """Whether some told point is feasible and has a finite value."""
+    return bool((feasible_mask(C) & np.isfinite(y)).any())
+
+
 def merit_values(y: np.ndarray, C: np.ndarray | None) -> np.ndarray:
     """The values the surrogates see (module docstring, "Merit value"); ``y`` itself when
     ``C`` is None."""
@@ -155,7 +160,7 @@ def surrogate_values(y: np.ndarray, C: np.ndarray | None,
     if C is None:
         return y
     y = np.asarray(y, dtype=float)
-    if (feasible_mask(C) & np.isfinite(y)).any():
+    if has_feasible_value(y, C):
         return y
     return merit_values(y, C) if merit is None else merit
 

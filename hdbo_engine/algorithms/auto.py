@@ -76,7 +76,13 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
-from ..constraints import best_index, constrained_ei, constraint_models, steer
+from ..constraints import (
+    best_index,
+    constrained_ei,
+    constraint_models,
+    has_feasible_value,
+    steer,
+)
 from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
@@ -220,23 +226,29 @@ class Auto(Optimizer):
         return Proposal(self._X[i].copy(), {_KEY: self.name, REPLICATE: i})
 
     # ---------------------------------------------------------------- choice
-    def _cei_eligible(self) -> bool:
-        """Whether the constrained-EI arm takes part: constraints told, a feasible value."""
-        return self._c is not None and bool((self.feasible & np.isfinite(self._y)).any())
+    def _outcomes(self) -> dict[str, list[bool]]:
+        """Per name in the told metas' ``"algorithm"``, whether each of its told proposals,
+        in told order, was a success: a feasible value below every finite feasible value
+        told before it (NaN and +inf never succeed)."""
+        outcomes: dict[str, list[bool]] = {}
+        best = np.inf
+        for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
+            if _KEY in meta:
+                outcomes.setdefault(meta[_KEY], []).append(bool(ok and y < best))
+            if ok and np.isfinite(y):
+                best = min(best, float(y))
+        return outcomes
 
     def cei_radius(self) -> float:
         """Half-width of the constrained-EI arm's box (module docstring, "Constraints")."""
-        radius, failures, best = CEI_RADIUS, 0, np.inf
-        for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
-            if meta.get(_KEY) == CEI:
-                if ok and y < best:
-                    radius, failures = min(2.0 * radius, CEI_MAX_RADIUS), 0
-                else:
-                    failures += 1
-                    if failures == CEI_FAILURES:
-                        radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0
-            if ok and np.isfinite(y):
-                best = min(best, float(y))
+        radius, failures = CEI_RADIUS, 0
+        for success in self._outcomes().get(CEI, []):
+            if success:
+                radius, failures = min(2.0 * radius, CEI_MAX_RADIUS), 0
+            else:
+                failures += 1
+                if failures == CEI_FAILURES:
+                    radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0
         return radius
 
     def _cei(self, n: int, rng: np.random.Generator, *, steered: bool
@@ -255,16 +267,11 @@ class Auto(Optimizer):
         """``(successes, failures)`` among each member's (and, once eligible, the
         constrained-EI arm's) last ``window`` told proposals (a success: a feasible value
         below every finite feasible value before it)."""
-        outcomes: dict[str, list[bool]] = {n: [] for n in self.members}
-        if self._cei_eligible():
-            outcomes[CEI] = []
-        best = np.inf
-        for y, ok, meta in zip(self._y, self.feasible, self._metas, strict=True):
-            if meta.get(_KEY) in outcomes:
-                outcomes[meta[_KEY]].append(bool(ok and y < best))  # NaN, +inf never succeed
-            if ok and np.isfinite(y):
-                best = min(best, float(y))
-        recent = {n: o[-self.window:] for n, o in outcomes.items()}
+        arms = list(self.members)
+        if self._c is not None and has_feasible_value(self._y, self._c):
+            arms.append(CEI)
+        outcomes = self._outcomes()
+        recent = {n: outcomes.get(n, [])[-self.window:] for n in arms}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
 
     def _choice_rng(self, salt: int | None) -> np.random.Generator:
