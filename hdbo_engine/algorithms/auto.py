@@ -101,6 +101,10 @@ _KEY = "algorithm"
 CEI = "cei"  # the constrained-EI arm's name in metas and records
 CEI_RADIUS, CEI_MAX_RADIUS, CEI_MIN_RADIUS = 0.1, 0.2, 1e-6  # its box's half-width
 CEI_FAILURES = 2  # failures in a row that halve the box
+ES = "es"  # the evolution-strategy arm's name in metas and records
+ES_SIGMA, ES_MAX_SIGMA = 0.2, 0.5  # its step's standard deviation: first, largest
+ES_MIN_SIGMA = ES_SIGMA * 2.0**-7  # below this the step restarts at ES_SIGMA
+ES_UP, ES_DOWN = np.exp(1.0 / 3.0), np.exp(-1.0 / 12.0)  # the 1/5 rule's factors
 
 
 def default_members(dim: int | None = None) -> tuple[str, ...]:
@@ -263,6 +267,35 @@ class Auto(Optimizer):
         made = [(x, {_KEY: CEI, "radius": radius}) for x in points]
         return steer(self._X, self._c, incumbent, made, rng, models) if steered else made
 
+    def flat_design(self) -> bool:
+        """Whether the design ended early because its probes found no effect (base module:
+        :meth:`~hdbo_engine.design.InitialDesign._design_length`)."""
+        return self._design_length() < self.n_init
+
+    def es_sigma(self) -> float:
+        """Step size of the evolution-strategy arm (module docstring, "Flat design")."""
+        sigma = ES_SIGMA
+        for success in self._outcomes().get(ES, []):
+            sigma = min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN
+            if sigma < ES_MIN_SIGMA:
+                sigma = ES_SIGMA
+        return sigma
+
+    def _es(self, n: int, rng: np.random.Generator, *, steered: bool
+            ) -> list[tuple[np.ndarray, dict]]:
+        """The evolution-strategy arm's proposals: the incumbent plus a Gaussian step in every
+        coordinate, reflected into the unit cube; through the shared proposal step if
+        ``steered``."""
+        incumbent = self.best[0]
+        sigma = self.es_sigma()
+        made = []
+        for _ in range(n):
+            x = np.mod(incumbent + sigma * rng.standard_normal(self.dim), 2.0)
+            made.append((np.where(x > 1.0, 2.0 - x, x), {_KEY: ES, "sigma": sigma}))
+        if steered and self._c is not None:
+            return steer(self._X, self._c, incumbent, made, rng)
+        return made
+
     def records(self) -> dict[str, tuple[int, int]]:
         """``(successes, failures)`` among each member's (and, once eligible, the
         constrained-EI arm's) last ``window`` told proposals (a success: a feasible value
@@ -270,6 +303,8 @@ class Auto(Optimizer):
         arms = list(self.members)
         if self._c is not None and has_feasible_value(self._y, self._c):
             arms.append(CEI)
+        if self.flat_design():
+            arms.append(ES)
         outcomes = self._outcomes()
         recent = {n: outcomes.get(n, [])[-self.window:] for n in arms}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
@@ -314,8 +349,9 @@ class Auto(Optimizer):
         if n > len(out):
             rng = self._choice_rng(salt)
             name = self._choose(rng)
-            if name == CEI:
-                made = self._cei(n - len(out), rng, steered=True)
+            if name in (CEI, ES):
+                arm = self._cei if name == CEI else self._es
+                made = arm(n - len(out), rng, steered=True)
                 out += [self._accept(x, meta, rng) for x, meta in made]
                 return out
             made = [Proposal(p.x, {**p.meta, _KEY: name})
@@ -327,7 +363,7 @@ class Auto(Optimizer):
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         """The model part of an ask that began in the design (a batch across its end)."""
         name = self._choose(rng)
-        if name == CEI:
-            return self._cei(n, rng, steered=False)
+        if name in (CEI, ES):
+            return (self._cei if name == CEI else self._es)(n, rng, steered=False)
         member = self._sync(name)
         return [(x, {**meta, _KEY: name}) for x, meta in member._propose(n, rng)]
