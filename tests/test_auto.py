@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from hdbo_engine import Proposal, get_algorithm
 from hdbo_engine.algorithms.auto import LARGE_D, Auto, default_members
@@ -247,3 +248,90 @@ def test_bad_arguments_are_named() -> None:
         Auto(3, window=0)
     with pytest.raises(TypeError, match="noisy: expected True, False or None"):
         Auto(3, noisy="yes")
+
+
+# ---------------------------------------------------------------- the flat design's ES arm
+def _far_bump(x: np.ndarray) -> float:
+    """0 everywhere but within 0.3 of (0.9, ..., 0.9): the centre and every axis probe of a
+    D = 30 design see 0, so the design ends early (its probes find nothing)."""
+    return -max(0.0, 0.3 - float(np.linalg.norm(np.asarray(x) - 0.9)))
+
+
+def test_es_step_follows_the_one_fifth_rule_and_restarts_from_a_uniform_point() -> None:
+    opt = Auto(3, seed=0)
+    rng = np.random.default_rng(0)
+    opt.tell(rng.random(3), 10.0, {"init": True})
+    expected = 0.2
+    assert opt.es_state().sigma == pytest.approx(expected)
+    # success (9 < 10), another arm's improvement (5), then ES failures judged against 5
+    steps = [(9.0, "es", np.exp(1 / 3)), (5.0, "cobbo", 1.0), (6.0, "es", np.exp(-1 / 12)),
+             (np.nan, "es", np.exp(-1 / 12)), (4.0, "es", np.exp(1 / 3))]
+    for y, arm, factor in steps:
+        opt.tell(rng.random(3), y, {"algorithm": arm})
+        expected *= factor
+        assert opt.es_state().sigma == pytest.approx(expected)
+    for y in (3.0, 2.0, 1.0):  # three successes: 0.2 e^(1/3 + 2/3) ... capped at 0.5
+        opt.tell(rng.random(3), y, {"algorithm": "es"})
+    assert opt.es_state().sigma == pytest.approx(0.5)
+    # 0.5 e^(-k/12) < 0.2 / 128 first at k = 70: the arm restarts with step 0.2
+    for k in range(1, 71):
+        opt.tell(rng.random(3), 2.0, {"algorithm": "es"})
+        state = opt.es_state()
+        assert state.sigma == pytest.approx(0.5 * np.exp(-k / 12) if k < 70 else 0.2)
+        assert state.restarts == (k == 70) and state.parent is None
+    # after the restart: a uniform start (no step change), then its own best is the parent,
+    # and success means beating the restarted search's best (7), not Auto's (1)
+    ((x, meta),) = opt._es(1, np.random.default_rng(0), steered=False)
+    assert meta["algorithm"] == "es" and meta["start"] is True
+    opt.tell(x, 7.0, meta)
+    state = opt.es_state()
+    assert state.sigma == pytest.approx(0.2)
+    np.testing.assert_array_equal(state.parent, x)
+    better = rng.random(3)
+    opt.tell(better, 6.5, {"algorithm": "es"})
+    state = opt.es_state()
+    assert state.sigma == pytest.approx(0.2 * np.exp(1 / 3))
+    np.testing.assert_array_equal(state.parent, better)
+
+
+def test_es_arm_plays_only_after_a_design_whose_probes_find_nothing() -> None:
+    flat, smooth = Auto(30, seed=0, budget=200), Auto(30, seed=0, budget=200)
+    for opt, f in ((flat, _far_bump), (smooth, lambda x: float(np.sum((x - 0.3) ** 2)))):
+        for _ in range(25):  # the flat design ends at 21 points
+            (p,) = opt.ask()
+            opt.tell(p.x, f(p.x), p.meta)
+    assert flat.flat_design() and "es" in flat.records()
+    assert not smooth.flat_design() and "es" not in smooth.records()
+
+
+def test_es_proposals_move_every_coordinate_within_the_box_and_rebuild_exactly() -> None:
+    opt = Auto(30, seed=2, budget=200, members=("cobbo",))
+    made = []
+    while len(made) < 3:
+        (p,) = opt.ask()
+        if p.meta.get("algorithm") == "es":
+            made.append((opt.n_told, p, opt.best[0], opt.es_state().sigma))
+        opt.tell(p.x, _far_bump(p.x), p.meta)
+    for _, p, centre, sigma in made:
+        assert p.meta["sigma"] == sigma
+        assert np.all((p.x >= 0.0) & (p.x <= 1.0)) and np.all(p.x != centre)
+    n_told, p, _, _ = made[-1]
+    rebuilt = Auto.from_history(30, opt.X[:n_told], opt.y[:n_told], opt.metas[:n_told],
+                                seed=2, budget=200, members=("cobbo",))
+    (again,) = rebuilt.ask()
+    np.testing.assert_array_equal(again.x, p.x)
+
+
+def test_es_arm_finds_a_two_coordinate_minimum_hidden_among_a_thousand() -> None:
+    """Two of 1000 coordinates matter. Random search's best squared distance after 200
+    draws is about 1 / (200 pi) = 1.6e-3; CobBO alone reaches 5e-4 here, and the ES arm with a
+    fixed step (no 1/5 rule) 3e-4. With the rule the arm converges: below 1e-5."""
+    dim = 1000
+    active = np.random.default_rng(1).choice(dim, 2, replace=False)
+    opt = Auto(dim, seed=0, budget=200, members=("cobbo",))
+    with threadpool_limits(1):
+        for _ in range(200):
+            (p,) = opt.ask()
+            opt.tell(p.x, float(((p.x[active] - 0.8) ** 2).sum()), p.meta)
+    assert opt.flat_design()
+    assert opt.best[1] < 1e-5

@@ -39,9 +39,23 @@ Rules
   design: under constraints most of their proposals are steered, which gives up their own
   acquisition's choice; this arm's acquisition weighs feasibility itself
   [constraints.md#constrained-ei].
+* **Flat design** (:meth:`Auto.flat_design`): where the design ended early because its probes
+  found no effect, a further arm, an evolution strategy (``"es"``), takes part in the choice
+  with a record of its own. It proposes the incumbent plus ``sigma * N(0, I)``, every
+  coordinate moved, reflected into the unit cube: a Gaussian step is blind to the
+  coordinates the objective ignores, so it searches the few that matter as if they were all
+  there were. ``sigma`` (:meth:`Auto.es_state`) follows the (1+1)-ES's one-fifth success
+  rule, ``sigma <- sigma exp((1[success] - 1/5) / 2.4)`` (e^(1/3) up, e^(-1/12) down; Auger &
+  Hansen, arXiv:1310.8397), from :data:`ES_SIGMA` [0.2], at most :data:`ES_MAX_SIGMA` [0.5].
+  Below :data:`ES_MIN_SIGMA` [0.2 / 128] the arm restarts, as TuRBO's regions do: its next
+  proposal is a uniform point (meta ``"start"``), and from then on its parent is the best
+  point of the restarted search and a success beats that search's best. All of it is read
+  from the told metas. Departure from the (1+1)-ES: before the first restart the parent is
+  Auto's incumbent, which any arm may have moved [auto.md#flat-design].
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
-  the member's own meta (``"cei"`` and ``"radius"`` for the constrained-EI arm); design
-  points carry the base design's metas.
+  the member's own meta (``"cei"`` and ``"radius"`` for the constrained-EI arm, ``"es"``,
+  ``"sigma"``, ``"restarts"`` and on a restart's first point ``"start"`` for the evolution
+  strategy); design points carry the base design's metas.
 * **Noise** (:meth:`Auto.noise_observed`): with ``noisy`` None [default], Auto's first model
   ask (every told and pending point a design point, at least :data:`RECOMMEND_MIN` [10]
   finite values) fits a GP to the design's values; if it estimates a noise standard
@@ -103,7 +117,8 @@ CEI_RADIUS, CEI_MAX_RADIUS, CEI_MIN_RADIUS = 0.1, 0.2, 1e-6  # its box's half-wi
 CEI_FAILURES = 2  # failures in a row that halve the box
 ES = "es"  # the evolution-strategy arm's name in metas and records
 ES_SIGMA, ES_MAX_SIGMA = 0.2, 0.5  # its step's standard deviation: first, largest
-ES_MIN_SIGMA = ES_SIGMA * 2.0**-7  # below this the step restarts at ES_SIGMA
+ES_MIN_SIGMA = ES_SIGMA * 2.0**-7  # below this the arm restarts from a uniform point
+ES_START = "start"  # meta key of a restart's uniform first point
 ES_UP, ES_DOWN = np.exp(1.0 / 3.0), np.exp(-1.0 / 12.0)  # the 1/5 rule's factors
 
 
@@ -114,6 +129,17 @@ def default_members(dim: int | None = None) -> tuple[str, ...]:
         return LARGE_D_MEMBERS
     has_torch = importlib.util.find_spec("torch") is not None
     return tuple(m for m in MEMBERS if m != "goucb" or has_torch)
+
+
+@dataclass(frozen=True)
+class EsState:
+    """The evolution-strategy arm's state: ``sigma``, the number of ``restarts`` so far, and
+    the ``parent`` of a restarted search (None: Auto's incumbent before the first restart,
+    a uniform start after one until the start is told)."""
+
+    sigma: float
+    restarts: int
+    parent: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -272,28 +298,42 @@ class Auto(Optimizer):
         :meth:`~hdbo_engine.design.InitialDesign._design_length`)."""
         return self._design_length() < self.n_init
 
-    def es_sigma(self) -> float:
-        """Step size of the evolution-strategy arm (module docstring, "Flat design")."""
-        sigma = ES_SIGMA
-        for success in self._outcomes().get(ES, []):
-            sigma = min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN
-            if sigma < ES_MIN_SIGMA:
-                sigma = ES_SIGMA
-        return sigma
+    def es_state(self) -> EsState:
+        """The evolution-strategy arm's step size, restart count and parent, replayed from the
+        told history (module docstring, "Flat design")."""
+        sigma, chain, chain_best, parent = ES_SIGMA, 0, np.inf, None
+        best = np.inf
+        for x, y, ok, meta in zip(self._X, self._y, self.feasible, self._metas, strict=True):
+            finite = bool(ok and np.isfinite(y))
+            if meta.get(_KEY) == ES:
+                success = finite and y < (best if chain == 0 else chain_best)
+                if chain and finite and y < chain_best:
+                    chain_best, parent = float(y), x
+                if not meta.get(ES_START):
+                    sigma = min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN
+                if sigma < ES_MIN_SIGMA:
+                    sigma, chain, chain_best, parent = ES_SIGMA, chain + 1, np.inf, None
+            if finite:
+                best = min(best, float(y))
+        return EsState(sigma, chain, None if parent is None else parent.copy())
 
     def _es(self, n: int, rng: np.random.Generator, *, steered: bool
             ) -> list[tuple[np.ndarray, dict]]:
-        """The evolution-strategy arm's proposals: the incumbent plus a Gaussian step in every
-        coordinate, reflected into the unit cube; through the shared proposal step if
-        ``steered``."""
-        incumbent = self.best[0]
-        sigma = self.es_sigma()
-        made = []
-        for _ in range(n):
-            x = np.mod(incumbent + sigma * rng.standard_normal(self.dim), 2.0)
-            made.append((np.where(x > 1.0, 2.0 - x, x), {_KEY: ES, "sigma": sigma}))
+        """The evolution-strategy arm's proposals: the parent plus a Gaussian step in every
+        coordinate, reflected into the unit cube, or a restart's uniform start; through the
+        shared proposal step if ``steered``."""
+        state = self.es_state()
+        meta = {_KEY: ES, "sigma": state.sigma, "restarts": state.restarts}
+        if state.restarts and state.parent is None:
+            made = [(rng.random(self.dim), {**meta, ES_START: True}) for _ in range(n)]
+        else:
+            parent = self.best[0] if state.parent is None else state.parent
+            made = []
+            for _ in range(n):
+                x = np.mod(parent + state.sigma * rng.standard_normal(self.dim), 2.0)
+                made.append((np.where(x > 1.0, 2.0 - x, x), dict(meta)))
         if steered and self._c is not None:
-            return steer(self._X, self._c, incumbent, made, rng)
+            return steer(self._X, self._c, self.best[0], made, rng)
         return made
 
     def records(self) -> dict[str, tuple[int, int]]:
