@@ -203,8 +203,10 @@ def run_optuna(args: argparse.Namespace) -> int:
     study = optuna.create_study(study_name=study_name, storage=make_storage(url, args.heartbeat),
                                 direction="minimize", load_if_exists=True)
     config = {"algo": args.algo, "problem": args.problem, "dim": args.dim, "seed": args.seed}
+    # a worker started at the same moment may be writing these: only a value that differs from
+    # this run's is a mismatch, a missing one is not
     stored = {k: study.user_attrs[k] for k in config if k in study.user_attrs}
-    if stored and stored != config:
+    if any(value != config[k] for k, value in stored.items()):
         raise ValueError(f"study_name: study {study_name!r} in {display_url(url)} was run "
                          f"with {stored}, not {config}; use another --study-name")
     for key, value in config.items():

@@ -400,6 +400,25 @@ def test_run_optuna_refuses_a_mismatched_study(tmp_path):
         run_optuna(argparse.Namespace(**{**vars(args), "dim": 4}))
     with pytest.raises(ValueError, match="storage"):
         run_optuna(argparse.Namespace(**{**vars(args), "storage": str(tmp_path / "x.db")}))
+
+
+def test_run_optuna_joins_a_study_whose_settings_another_worker_is_still_writing(tmp_path):
+    import argparse
+
+    import optuna
+
+    from hdbo_cli.optuna_run import make_storage, run_optuna
+
+    storage = str(tmp_path / "j.log")
+    args = argparse.Namespace(algo="random", problem="ackley", dim=3, budget=2, seed=0,
+                              out=str(tmp_path), storage=storage, study_name="s", workers=1,
+                              heartbeat=30, quiet=True)
+    study = optuna.create_study(study_name="s", storage=make_storage(storage))
+    study.set_user_attr("dim", 3)  # a worker that started first has written two of four
+    study.set_user_attr("seed", 0)
+    assert run_optuna(args) == 0
+    with pytest.raises(ValueError, match="study_name"):
+        run_optuna(argparse.Namespace(**{**vars(args), "seed": 1}))
     with pytest.raises(ValueError, match="workers"):
         run_optuna(argparse.Namespace(**{**vars(args), "workers": 0}))
     with pytest.raises(ValueError, match="heartbeat"):
