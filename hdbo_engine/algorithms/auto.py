@@ -338,8 +338,8 @@ class Auto(Optimizer):
 
     def records(self) -> dict[str, tuple[int, int]]:
         """``(successes, failures)`` among each member's (and, once eligible, the
-        constrained-EI arm's) last ``window`` told proposals (a success: a feasible value
-        below every finite feasible value before it)."""
+        constrained-EI and evolution-strategy arms') last ``window`` told proposals (a
+        success: a feasible value below every finite feasible value before it)."""
         arms = list(self.members)
         if self._c is not None and has_feasible_value(self._y, self._c):
             arms.append(CEI)
