@@ -82,7 +82,7 @@ the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -336,6 +336,11 @@ class Auto(Optimizer):
             return steer(self._X, self._c, self.best[0], made, rng)
         return made
 
+    def _arm(self, name: str) -> Callable[..., list[tuple[np.ndarray, dict]]] | None:
+        """The proposal method of Auto's own arm ``name`` (constrained EI, evolution
+        strategy), or None for a member."""
+        return {CEI: self._cei, ES: self._es}.get(name)
+
     def records(self) -> dict[str, tuple[int, int]]:
         """``(successes, failures)`` among each member's (and, once eligible, the
         constrained-EI and evolution-strategy arms') last ``window`` told proposals (a
@@ -389,8 +394,8 @@ class Auto(Optimizer):
         if n > len(out):
             rng = self._choice_rng(salt)
             name = self._choose(rng)
-            if name in (CEI, ES):
-                arm = self._cei if name == CEI else self._es
+            arm = self._arm(name)
+            if arm is not None:
                 made = arm(n - len(out), rng, steered=True)
                 out += [self._accept(x, meta, rng) for x, meta in made]
                 return out
@@ -403,7 +408,8 @@ class Auto(Optimizer):
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         """The model part of an ask that began in the design (a batch across its end)."""
         name = self._choose(rng)
-        if name in (CEI, ES):
-            return (self._cei if name == CEI else self._es)(n, rng, steered=False)
+        arm = self._arm(name)
+        if arm is not None:
+            return arm(n, rng, steered=False)
         member = self._sync(name)
         return [(x, {**meta, _KEY: name}) for x, meta in member._propose(n, rng)]
