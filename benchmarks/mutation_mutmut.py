@@ -43,7 +43,8 @@ def _functions(module: str, names: str) -> list[str]:
 
 
 # Module -> mutant-name patterns: whole modules for the numerics every algorithm shares;
-# for each algorithm its proposal step, ``_propose`` and the functions it calls.
+# for each algorithm its proposal step, ``_propose`` and the functions it calls; for Auto
+# its rules (choice, records, noise, recommendation, the constrained-EI and ES arms).
 SCOPE: dict[str, list[str]] = {
     "acquisition": ["hdbo_engine.acquisition.*"],
     "trust_region": ["hdbo_engine.trust_region.*"],
@@ -62,6 +63,10 @@ SCOPE: dict[str, list[str]] = {
                                                "_kernel_matrix bkb_beta"),
     "goucb": _methods("algorithms.goucb", "GOUCB",
                       "_propose _sync beta _select _ucb _region _candidates _joint_ascent"),
+    "auto": _methods("algorithms.auto", "Auto",
+                     "ask _propose recommend noise_observed _replicate _outcomes cei_radius _cei "
+                     "flat_design es_state _es _arm records _choice_rng _choose _sync")
+    + _functions("algorithms.auto", "default_members"),
 }
 EXCLUDED_STATUSES = ("not checked", "skipped")
 # --sampled runs only the mutants whose number is a multiple of this (the larger modules on

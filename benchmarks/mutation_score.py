@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("hdbo_engine", "hdbo_cli", "hdbo_adapters", "tests", "pyproject.toml")
 MODEL_PHASE = "tests/test_model_phase_algorithms.py"
+AUTO = "hdbo_engine/algorithms/auto.py"
+AUTO_TESTS = ("tests/test_auto.py", "tests/test_constraints.py")
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,41 @@ MUTANTS = (
            (("x, value = self._select(ball, w, beta, rng)",
              "x, value = self._select(ball, w, 0.0, rng)"),),
            (MODEL_PHASE, "tests/test_goucb.py")),
+    Mutant("auto-choice-argmin", "Auto asks the member with the smallest Thompson draw",
+           AUTO, (("return max(draws, key=lambda n: draws[n])",
+                   "return min(draws, key=lambda n: draws[n])"),),
+           AUTO_TESTS),
+    Mutant("auto-beta-swapped", "Auto draws Beta(1 + failures, 1 + successes)",
+           AUTO, (("rng.beta(1 + s, 1 + f)", "rng.beta(1 + f, 1 + s)"),), AUTO_TESTS),
+    Mutant("auto-window-ignored", "Auto's records keep every told proposal, not the last window",
+           AUTO, (("outcomes.get(n, [])[-self.window:]", "outcomes.get(n, [])"),), AUTO_TESTS),
+    Mutant("auto-success-vs-last", "a success beats the previous value instead of the best",
+           AUTO, (("                best = min(best, float(y))\n        return outcomes",
+                   "                best = float(y)\n        return outcomes"),), AUTO_TESTS),
+    Mutant("auto-recommend-optimistic", "the noisy recommendation minimises mu - 1.28 sigma",
+           AUTO, (("quantile = mean + ndtri(RECOMMEND_QUANTILE)",
+                   "quantile = mean - ndtri(RECOMMEND_QUANTILE)"),), AUTO_TESTS),
+    Mutant("auto-replicate-never-differs", "a replicate never shows noise",
+           AUTO, (("differs = not np.isclose(y, self._y[i], rtol=1e-9, atol=0.0)",
+                   "differs = False"),), AUTO_TESTS),
+    Mutant("auto-replicate-wrong-point", "the replicate repeats the design's last point",
+           AUTO, (("i = int(design[best_index(y, None if self._c is None else self._c[design])])",
+                   "i = int(design[-1])"),), AUTO_TESTS),
+    Mutant("auto-replicate-threshold-inverted", "a replicate follows a smooth design",
+           AUTO, (("params.noise_var < NOISY_VAR:", "params.noise_var >= NOISY_VAR:"),),
+           AUTO_TESTS),
+    Mutant("auto-cei-never-shrinks", "the constrained-EI box never halves",
+           AUTO, (("radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0",
+                   "radius, failures = radius, 0"),), AUTO_TESTS),
+    Mutant("auto-es-rule-inverted", "the evolution strategy's step grows on a failure",
+           AUTO, (("min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN",
+                   "min(sigma * ES_UP, ES_MAX_SIGMA) if not success else sigma * ES_DOWN"),),
+           AUTO_TESTS),
+    Mutant("auto-es-restart-at-incumbent", "the evolution strategy restarts at the incumbent",
+           AUTO, (("if state.restarts and state.parent is None:", "if False:"),), AUTO_TESTS),
+    Mutant("auto-others-told-as-own", "a member is told the others' points with their metas",
+           AUTO, (("metas = [m if m.get(_KEY, name) == name else {_KEY: m[_KEY]}",
+                   "metas = [m if True else {_KEY: m[_KEY]}"),), AUTO_TESTS),
 )
 
 

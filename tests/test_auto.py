@@ -63,6 +63,25 @@ def test_rebuild_from_history_proposes_the_same_points(trained: Auto) -> None:
     trained.clear_pending()
 
 
+def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
+    opt = Auto(4, seed=2, budget=30)
+    for _ in range(30):
+        (p,) = opt.ask()
+        opt.tell(p.x, _rastrigin(p.x), p.meta)
+    assert len({m["algorithm"] for m in opt.metas if "algorithm" in m}) >= 2
+    kept = [i for i, m in enumerate(opt.metas) if "replicate" not in m]
+    assert len(kept) == opt.n_told - 1  # this run's design asked for a replicate
+    for name in opt.members:
+        member = opt._sync(name)
+        # every point but the replicate, the others' too, in told order
+        assert np.array_equal(member.X, opt.X[kept])
+        for told, meta in zip(member.metas, [opt.metas[i] for i in kept], strict=True):
+            if meta.get("algorithm") in (None, name):  # the design's points and its own
+                assert told == meta
+            else:  # another member's point: a meta naming that member alone
+                assert told == {"algorithm": meta["algorithm"]}
+
+
 def test_same_seed_same_run() -> None:
     a, b = Auto(D, seed=9, budget=30), Auto(D, seed=9, budget=30)
     _run(a, 30)
@@ -88,12 +107,13 @@ def test_records_count_improvements_per_member_in_the_window() -> None:
     history = [(5.0, {"init": True}), (4.0, {"algorithm": "bkb"}),      # bkb success
                (4.5, {"algorithm": "cobbo"}), (3.0, {"algorithm": "cobbo"}),  # fail, success
                (np.nan, {"algorithm": "bkb"}), (3.5, {"algorithm": "bkb"}),    # fail, fail
-               (2.0, {"algorithm": "bkb"}), (1.0, {"algorithm": "bkb"})]       # success x2
+               (3.2, {"algorithm": "bkb"}),  # fail: below the value before it, not the best
+               (1.0, {"algorithm": "bkb"})]  # success
     rng = np.random.default_rng(0)
     for y, meta in history:
         opt.tell(rng.random(2), y, meta)
-    # bkb's last three: 3.5 (fail), 2.0 (success), 1.0 (success); cobbo's two: fail, success
-    assert opt.records() == {"bkb": (2, 1), "cobbo": (1, 1)}
+    # bkb's last three: 3.5 (fail), 3.2 (fail), 1.0 (success); cobbo's two: fail, success
+    assert opt.records() == {"bkb": (1, 2), "cobbo": (1, 1)}
 
 
 def test_thompson_choice_favours_the_member_that_improves() -> None:
