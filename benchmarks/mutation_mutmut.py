@@ -71,7 +71,7 @@ SCOPE: dict[str, list[str]] = {
 EXCLUDED_STATUSES = ("not checked", "skipped")
 # --sampled runs only the mutants whose number is a multiple of this (the larger modules on
 # a shared machine; the scores are then estimates from that sample).
-SAMPLE = {"design": 2, "gp": 3, "msucb": 2, "cobbo": 2, "bkb": 3, "goucb": 3}
+SAMPLE = {"design": 2, "gp": 3, "msucb": 2, "cobbo": 2, "bkb": 3, "goucb": 3, "auto": 3}
 
 
 def command(modules: list[str]) -> str:

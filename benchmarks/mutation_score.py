@@ -61,7 +61,7 @@ MUTANTS = (
            (MODEL_PHASE, "tests/test_msucb.py")),
     Mutant("msucb-t-from-zero", "MS-UCB's t counts the initial design too",
            "hdbo_engine/algorithms/msucb.py",
-           (("t = max(1, self.n_told + len(fantasy) - self.n_init + 1)",
+           (("t = max(1, self.n_told + len(fantasy) - self._design_length() + 1)",
              "t = max(1, self.n_told + len(fantasy) + 1)"),),
            (MODEL_PHASE, "tests/test_msucb.py")),
     Mutant("ucb-beta-not-rooted", "GP-UCB's bonus is beta sigma instead of sqrt(beta) sigma",

@@ -54,6 +54,17 @@ def test_cobbo_alone_above_large_d() -> None:
     assert set(default_members()) >= {"msucb", "bkb", "cobbo"}
 
 
+def test_default_members_leave_out_goucb_only_without_torch(monkeypatch) -> None:
+    import importlib.util
+
+    pytest.importorskip("torch")
+    assert default_members() == ("goucb", "msucb", "bkb", "cobbo")
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else find_spec(name, *a))
+    assert default_members() == ("msucb", "bkb", "cobbo")
+
+
 def test_rebuild_from_history_proposes_the_same_points(trained: Auto) -> None:
     first = trained.ask(2)
     rebuilt = Auto.from_history(D, trained.X, trained.y, trained.metas, seed=4, budget=BUDGET)
@@ -355,3 +366,121 @@ def test_es_arm_finds_a_two_coordinate_minimum_hidden_among_a_thousand() -> None
             opt.tell(p.x, float(((p.x[active] - 0.8) ** 2).sum()), p.meta)
     assert opt.flat_design()
     assert opt.best[1] < 1e-5
+
+
+def _reflect(v: float) -> float:
+    """Fold a coordinate back into [0, 1] at its edges, as a mirror does."""
+    while not 0.0 <= v <= 1.0:
+        v = -v if v < 0.0 else 2.0 - v
+    return v
+
+
+def test_es_step_is_the_parent_plus_a_gaussian_reflected_into_the_box() -> None:
+    parent = np.array([0.9, 0.97, 0.05, 0.5, 0.02])
+    opt = Auto(5, seed=0)
+    opt.tell(parent, 1.0, {"init": True})
+    z = np.random.default_rng(3).standard_normal(5)
+    raw = parent + 0.2 * z
+    assert (raw > 1.0).any() and (raw < 0.0).any()  # both edges are crossed
+    ((x, meta),) = opt._es(1, np.random.default_rng(3), steered=False)
+    np.testing.assert_allclose(x, [_reflect(v) for v in raw], rtol=0, atol=1e-12)
+    assert meta == {"algorithm": "es", "sigma": 0.2, "restarts": 0}
+
+
+def test_es_counts_a_tie_as_a_failure_and_steps_from_the_restarted_search_best() -> None:
+    opt = Auto(3, seed=0)
+    rng = np.random.default_rng(0)
+    opt.tell(rng.random(3), 10.0, {"init": True})
+    opt.tell(rng.random(3), 10.0, {"algorithm": "es"})  # equal to the best: a failure
+    assert opt.es_state().sigma == pytest.approx(0.2 * np.exp(-1 / 12))
+    for _ in range(100):  # failures until the step collapses and the arm restarts
+        opt.tell(rng.random(3), 11.0, {"algorithm": "es"})
+        if opt.es_state().restarts:
+            break
+    ((start, meta),) = opt._es(1, np.random.default_rng(1), steered=False)
+    opt.tell(start, 12.0, meta)  # worse than Auto's best, yet the new search's parent
+    opt.tell(rng.random(3), 12.0, {"algorithm": "es"})  # a tie with the new search's best
+    state = opt.es_state()
+    np.testing.assert_array_equal(state.parent, start)
+    assert state.sigma == pytest.approx(0.2 * np.exp(-1 / 12))
+    z = np.random.default_rng(2).standard_normal(3)
+    ((x, _),) = opt._es(1, np.random.default_rng(2), steered=False)
+    np.testing.assert_allclose(x, [_reflect(v) for v in start + state.sigma * z], atol=1e-12)
+
+
+def test_es_proposals_under_constraints_pass_the_shared_proposal_step() -> None:
+    opt = Auto(30, seed=1, budget=200, members=("cobbo",))
+    made = []
+    for _ in range(50):
+        (p,) = opt.ask()
+        if p.meta.get("algorithm") == "es":
+            made.append(p)
+        # feasible where x0 <= 0.6; coordinate 0 is not among the first ten the design probes
+        opt.tell(p.x, _far_bump(p.x), p.meta, constraints=[float(p.x[0] - 0.6)])
+    assert opt.flat_design()
+    judged = [p for p in made if "pof" in p.meta]  # once the constraint's model exists
+    assert judged
+    for p in judged:  # a likely infeasible proposal was moved to a likely feasible point
+        assert p.meta["pof"] >= 0.5
+        assert np.all((p.x >= 0.0) & (p.x <= 1.0))
+
+
+def test_a_batch_across_the_design_end_may_hold_constrained_ei_points() -> None:
+    for seed in range(20):
+        opt = Auto(4, seed=seed, budget=60, members=("cobbo",))
+        while opt.n_told < opt.n_init - 2:
+            (p,) = opt.ask()
+            opt.tell(p.x, float(np.sum((p.x - 0.3) ** 2)), p.meta,
+                     constraints=[float(p.x[0] - 0.6)])
+        batch = opt.ask(6)
+        cei = [p for p in batch if p.meta.get("algorithm") == "cei"]
+        if cei:
+            break
+    else:
+        pytest.fail("no batch across the design's end chose the constrained-EI arm")
+    assert sum(bool(p.meta.get("init")) for p in batch) == 2
+    for p in cei:  # the first box, and the proposal step's judgement of feasibility
+        assert p.meta["radius"] == 0.1 and p.meta["pof"] >= 0.5
+        assert np.all(np.abs(p.x - opt.best[0]) <= 0.1 + 1e-12)
+
+
+def test_recommend_without_points_and_with_few_or_unusable_values() -> None:
+    assert Auto(2, seed=0, noisy=True).recommend() is None
+    rng = np.random.default_rng(0)
+    X = rng.random((9, 2))  # fewer finite values than a noisy recommendation's GP needs
+    y = np.sum((X - 0.5) ** 2, axis=1)
+    few = Auto(2, seed=0, noisy=True)
+    few.tell(X, y)
+    np.testing.assert_array_equal(few.recommend(), X[np.argmin(y)])
+    X = rng.random((40, 2))
+    y = np.sum((X - 0.5) ** 2, axis=1) + rng.normal(0.0, 0.05, 40)
+    clean, with_nan = Auto(2, seed=0, noisy=True), Auto(2, seed=0, noisy=True)
+    clean.tell(X, y)
+    with_nan.tell(np.vstack([X, rng.random((5, 2))]), np.concatenate([y, np.full(5, np.nan)]))
+    np.testing.assert_array_equal(with_nan.recommend(), clean.recommend())  # NaN: not data
+
+
+def test_noisy_recommendation_keeps_to_the_400_points_nearest_the_best() -> None:
+    # 400 draws of level 0 (noise 0.3) on [0, 0.8], a lucky -2 at 0, and far from it 30 draws
+    # of level -1 on [0.95, 1]: over all points the far cluster has the lowest upper
+    # quantile, but it lies outside the 400 points nearest the best told point
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.uniform(0.0, 0.8, 400), [0.0], rng.uniform(0.95, 1.0, 30)])[:, None]
+    y = np.concatenate([rng.normal(0.0, 0.3, 400), [-2.0], rng.normal(-1.0, 0.05, 30)])
+    mean, var = GP(1).fit(X, y).predict(X)
+    assert X[np.argmin(mean + 1.2816 * np.sqrt(var)), 0] >= 0.95  # all points: the cluster
+    opt = Auto(1, seed=0, noisy=True)
+    opt.tell(X, y)
+    assert opt.recommend()[0] <= 0.8
+
+
+def test_a_replicate_with_a_nan_value_shows_no_noise() -> None:
+    opt = Auto(2, seed=0)
+    opt.tell([0.5, 0.5], 1.0, {"init": True})
+    opt.tell([0.5, 0.5], np.nan, {"algorithm": "auto", "replicate": 0})
+    assert opt.noise_observed() is None
+    opt.tell([0.2, 0.2], np.nan, {"init": True})
+    opt.tell([0.2, 0.2], 3.0, {"algorithm": "auto", "replicate": 2})
+    assert opt.noise_observed() is None
+    opt.tell([0.5, 0.5], 1.5, {"algorithm": "auto", "replicate": 0})
+    assert opt.noise_observed() is True

@@ -315,6 +315,13 @@ def test_auto_constrained_ei_box_halves_after_two_failures_and_doubles_on_a_succ
         assert auto.cei_radius() == pytest.approx(expected[k])
 
 
+def test_auto_constrained_ei_box_keeps_its_size_after_a_single_failure():
+    auto = get_algorithm("auto")(2, seed=0, members=("msucb",))
+    auto.tell([0.5, 0.5], 1.0, {}, constraints=[-1.0])
+    auto.tell([0.6, 0.5], 2.0, {"algorithm": "cei"}, constraints=[-1.0])
+    assert auto.cei_radius() == pytest.approx(0.1)  # it takes two failures in a row
+
+
 def test_auto_asks_the_constrained_ei_arm_only_once_a_point_is_feasible():
     pytest.importorskip("torch")
     auto = get_algorithm("auto")(2, seed=0, members=("msucb",))
