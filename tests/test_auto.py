@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
@@ -91,6 +93,11 @@ def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
                 assert told == meta
             else:  # another member's point: a meta naming that member alone
                 assert told == {"algorithm": meta["algorithm"]}
+    (p,) = opt.ask()  # pending: its member keeps its meta, the others see a bare point
+    for name in opt.members:
+        member = opt._sync(name)
+        assert [q.meta for q in member._pending] == [p.meta if p.meta["algorithm"] == name
+                                                     else {}]
 
 
 def test_same_seed_same_run() -> None:
@@ -174,7 +181,7 @@ def test_noisy_recommendation_prefers_a_supported_low_mean_to_one_lucky_draw(see
 
 def _hashed(x: np.ndarray) -> float:
     """A deterministic value no smooth model explains: a hash of the point's bytes."""
-    return float(np.random.default_rng(abs(hash(np.asarray(x).tobytes())) % 2**32).random())
+    return float(np.random.default_rng(zlib.crc32(np.asarray(x).tobytes())).random())
 
 
 def _through_design(opt: Auto, objective) -> Proposal:
@@ -201,6 +208,20 @@ def test_a_noise_like_design_is_followed_by_a_replicate_of_its_best_point() -> N
         assert "replicate" not in q.meta
         opt.tell(q.x, _hashed(q.x))
     assert np.array_equal(opt.recommend(), opt.X[int(np.argmin(opt.y))])
+
+
+def test_under_constraints_the_replicate_repeats_the_best_feasible_design_point() -> None:
+    opt = Auto(6, seed=0, budget=60)
+    while True:  # the design, with every value below 0.3 infeasible
+        (p,) = opt.ask()
+        if not p.meta.get("init"):
+            break
+        y = _hashed(p.x)
+        opt.tell(p.x, y, constraints=[1.0 if y < 0.3 else -1.0])
+    assert opt.y.min() < 0.3  # the lowest value is infeasible
+    feasible = np.flatnonzero(opt.y >= 0.3)
+    best_feasible = int(feasible[np.argmin(opt.y[feasible])])
+    assert p.meta == {"algorithm": "auto", "replicate": best_feasible}
 
 
 def test_the_replicate_only_delays_the_search_by_one_evaluation() -> None:
@@ -279,6 +300,14 @@ def test_bad_arguments_are_named() -> None:
         Auto(3, window=0)
     with pytest.raises(TypeError, match="noisy: expected True, False or None"):
         Auto(3, noisy="yes")
+
+
+def test_a_bad_salt_is_named_after_the_design_too(trained: Auto) -> None:
+    n_pending = len(trained.pending)
+    for bad in (-1, 1.5, "a"):
+        with pytest.raises(ValueError, match="salt: expected a non-negative int or None"):
+            trained.ask(1, salt=bad)
+    assert len(trained.pending) == n_pending  # nothing was asked
 
 
 # ---------------------------------------------------------------- the flat design's ES arm
@@ -474,7 +503,7 @@ def test_noisy_recommendation_keeps_to_the_400_points_nearest_the_best() -> None
     assert opt.recommend()[0] <= 0.8
 
 
-def test_a_replicate_with_a_nan_value_shows_no_noise() -> None:
+def test_noise_is_observed_when_any_finite_replicate_differs() -> None:
     opt = Auto(2, seed=0)
     opt.tell([0.5, 0.5], 1.0, {"init": True})
     opt.tell([0.5, 0.5], np.nan, {"algorithm": "auto", "replicate": 0})
@@ -482,5 +511,7 @@ def test_a_replicate_with_a_nan_value_shows_no_noise() -> None:
     opt.tell([0.2, 0.2], np.nan, {"init": True})
     opt.tell([0.2, 0.2], 3.0, {"algorithm": "auto", "replicate": 2})
     assert opt.noise_observed() is None
-    opt.tell([0.5, 0.5], 1.5, {"algorithm": "auto", "replicate": 0})
-    assert opt.noise_observed() is True
+    opt.tell([0.5, 0.5], 1.0 + 1e-7, {"algorithm": "auto", "replicate": 0})
+    assert opt.noise_observed() is True  # relative tolerance 1e-9: 1e-7 is a difference
+    opt.tell([0.5, 0.5], 1.0, {"algorithm": "auto", "replicate": 0})
+    assert opt.noise_observed() is True  # one replicate that differs is enough
