@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import zlib
 
 import numpy as np
@@ -57,8 +58,6 @@ def test_cobbo_alone_above_large_d() -> None:
 
 
 def test_default_members_leave_out_goucb_only_without_torch(monkeypatch) -> None:
-    import importlib.util
-
     pytest.importorskip("torch")
     assert default_members() == ("goucb", "msucb", "bkb", "cobbo")
     find_spec = importlib.util.find_spec
