@@ -90,6 +90,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..base import Optimizer, Proposal
+from ..cobyla import AskTellCobyla
 from ..constraints import (
     best_index,
     constrained_ei,
@@ -100,7 +101,7 @@ from ..constraints import (
 from ..gp import GP
 from ..options import Options
 from ..registry import get_algorithm
-from ..space import Space
+from ..space import Real, Space
 from ..util import is_int
 
 MEMBERS = ("goucb", "msucb", "bkb", "cobbo")
@@ -120,6 +121,10 @@ ES_SIGMA, ES_MAX_SIGMA = 0.2, 0.5  # its step's standard deviation: first, large
 ES_MIN_SIGMA = ES_SIGMA * 2.0**-7  # below this the arm restarts from a uniform point
 ES_START = "start"  # meta key of a restart's uniform first point
 ES_UP, ES_DOWN = np.exp(1.0 / 3.0), np.exp(-1.0 / 12.0)  # the 1/5 rule's factors
+COBYLA = "cobyla"  # the COBYLA phase's name in metas
+COBYLA_X0 = "x0"  # meta key of a COBYLA point: the index of the told point its run starts from
+COBYLA_PER_DIM = 10  # budgets below this many evaluations per dimension run the COBYLA phase
+COBYLA_RHOBEG = 1.0 / 6.0  # COBYLA's first trust-region radius, in unit-cube widths
 
 
 def default_members(dim: int | None = None) -> tuple[str, ...]:
@@ -129,6 +134,21 @@ def default_members(dim: int | None = None) -> tuple[str, ...]:
         return LARGE_D_MEMBERS
     has_torch = importlib.util.find_spec("torch") is not None
     return tuple(m for m in MEMBERS if m != "goucb" or has_torch)
+
+
+class _CobylaCache:
+    """The COBYLA phase's live solver, kept between asks; it is a cache of what the told
+    history determines, so a copy or a pickle starts empty and replays."""
+
+    def __init__(self) -> None:
+        self.run: AskTellCobyla | None = None
+        self.x0: np.ndarray = np.empty(0)
+        self.fed: list[float] = []  # the told values fed, in told order (before replacement)
+        self.known: dict[bytes, float] = {}  # the points the run was given values for
+        self.worst = -np.inf  # the largest finite value fed
+
+    def __reduce__(self) -> tuple:
+        return (_CobylaCache, ())
 
 
 @dataclass(frozen=True)
@@ -203,6 +223,7 @@ class Auto(Optimizer):
         self.members = {n: get_algorithm(n)(self.space, seed=self.seed, budget=self.budget,
                                              n_init=self.n_init)
                         for n in names}
+        self._cobyla = _CobylaCache()
 
     def recommend(self) -> np.ndarray | None:
         """The told point to report as the answer (module docstring, "Recommendation")."""
@@ -336,6 +357,56 @@ class Auto(Optimizer):
             return steer(self._X, self._c, self.best[0], made, rng)
         return made
 
+    def cobyla_phase(self) -> bool:
+        """Whether model asks go to COBYLA: a budget of fewer than :data:`COBYLA_PER_DIM`
+        evaluations per dimension, at most :data:`LARGE_D` columns, every dimension Real, no
+        constraints told, a design that did not end early, and no noise declared or observed
+        (module docstring, "Few evaluations per dimension"). The phase ends with COBYLA's run."""
+        if (self.budget is None or self.budget >= COBYLA_PER_DIM * self.dim
+                or self.dim > LARGE_D):
+            return False
+        if any(type(d) is not Real for d in self.space.dimensions):
+            return False
+        if self._c is not None or self.flat_design():
+            return False
+        return not (self.noisy or (self.noisy is None and self.noise_observed()))
+
+    def _cobyla_next(self) -> tuple[np.ndarray, int] | None:
+        """COBYLA's next point and the index of the told point its run starts from, replayed
+        from the told COBYLA points' values (the live solver is reused while the history
+        extends the one it was fed); None once its run has ended."""
+        rows = [i for i, m in enumerate(self._metas) if m.get(_KEY) == COBYLA]
+        start = self._metas[rows[0]].get(COBYLA_X0) if rows else best_index(self._y, None)
+        if not is_int(start) or not 0 <= start < self.n_told or not np.isfinite(self._y[start]):
+            return None  # a history whose COBYLA points name no usable start
+        start = int(start)
+        values = [float(self._y[i]) for i in rows]
+        cache = self._cobyla
+        fed = len(cache.fed)
+        if (cache.run is None or not np.array_equal(cache.x0, self._X[start])
+                or not np.array_equal(cache.fed, values[:fed], equal_nan=True)):
+            self._cobyla = cache = _CobylaCache()
+            cache.x0 = self._X[start].copy()
+            cache.run = AskTellCobyla(cache.x0, rhobeg=COBYLA_RHOBEG, max_evals=self.budget)
+            cache.known[cache.x0.tobytes()] = cache.worst = float(self._y[start])
+        run = cache.run
+        while run.point is not None:
+            key = run.point.tobytes()
+            if key in cache.known:  # its start, or a point it was given a value for
+                run.tell(cache.known[key])
+                continue
+            if len(cache.fed) == len(values):
+                return run.point.copy(), start
+            value = values[len(cache.fed)]
+            if np.isfinite(value):
+                cache.worst = max(cache.worst, value)
+            else:
+                value = cache.worst  # a failed evaluation counts as the worst value seen
+            cache.fed.append(values[len(cache.fed)])
+            cache.known[key] = value
+            run.tell(value)
+        return None
+
     def _arm(self, name: str) -> Callable[..., list[tuple[np.ndarray, dict]]] | None:
         """The proposal method of Auto's own arm ``name`` (constrained EI, evolution
         strategy), or None for a member."""
@@ -391,6 +462,13 @@ class Auto(Optimizer):
         replicate = self._replicate()
         out = [] if replicate is None else [replicate]
         self._pending.extend(out)
+        if (n == 1 and not out and self.cobyla_phase()
+                and not any(p.meta.get(_KEY) == COBYLA for p in self._pending)):
+            made = self._cobyla_next()
+            if made is not None:
+                x, start = made
+                meta = {_KEY: COBYLA, COBYLA_X0: start}
+                return [self._accept(x, meta, self._choice_rng(salt))]
         if n > len(out):
             rng = self._choice_rng(salt)
             name = self._choose(rng)
