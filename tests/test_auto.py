@@ -13,7 +13,7 @@ from hdbo_engine import Proposal, get_algorithm
 from hdbo_engine.algorithms.auto import LARGE_D, Auto, default_members
 from hdbo_engine.gp import GP
 
-D, BUDGET = 8, 40
+D, BUDGET = 8, 80  # 10 evaluations per dimension: the members take turns
 
 
 def _rastrigin(x: np.ndarray) -> float:
@@ -30,7 +30,7 @@ def _run(opt: Auto, n: int) -> None:
 @pytest.fixture(scope="module")
 def trained() -> Auto:
     opt = Auto(D, seed=4, budget=BUDGET)
-    _run(opt, BUDGET - 4)
+    _run(opt, 36)
     return opt
 
 

@@ -1,6 +1,7 @@
 """Auto: one optimizer that runs the shared initial design once, then lets MS-UCB, CobBO,
 GO-UCB and BKB take turns on one history, choosing each turn by Thompson sampling on how
-often each one's proposals improved the best value.
+often each one's proposals improved the best value; with fewer than ten evaluations per
+dimension, COBYLA runs first.
 
 Why a portfolio: after the shared design no single algorithm of the four is best on every
 problem (``docs/algorithms/auto.md``), and every one's state is a function of the told
@@ -52,10 +53,25 @@ Rules
   point of the restarted search and a success beats that search's best. All of it is read
   from the told metas. Departure from the (1+1)-ES: before the first restart the parent is
   Auto's incumbent, which any arm may have moved [auto.md#flat-design].
+* **Few evaluations per dimension** (:meth:`Auto.cobyla_phase`): with a budget below
+  :data:`COBYLA_PER_DIM` [10] evaluations per dimension (the n = 10 d sample size below
+  which a GP is not expected to fit a function of d inputs; Loeppky, Sacks & Welch,
+  Technometrics 51(4), 2009), at most :data:`LARGE_D` columns, every dimension Real, no
+  constraints, a design that did not end early and no noise declared or observed, each
+  model ask of one point goes to COBYLA (Powell 1994; SciPy's PRIMA implementation,
+  :class:`~hdbo_engine.cobyla.AskTellCobyla`): linear models of the objective on a simplex
+  inside a trust region, started from the best told point with a radius of
+  :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8. Its proposals carry
+  ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values of
+  its points are fed back in told order (a NaN or infinite value as the largest finite
+  value fed so far). When its run ends, the members take their turns as above. A batch
+  ask, or one while a COBYLA point is pending, goes to the members. Departure from the
+  portfolio: COBYLA is not an arm chosen by its record, since its first D steps build its
+  simplex and seldom improve on the design's best [auto.md#few-evaluations-per-dimension].
 * **Metas**: each proposal's meta names the member that made it (``"algorithm"``), on top of
   the member's own meta (``"cei"`` and ``"radius"`` for the constrained-EI arm, ``"es"``,
   ``"sigma"``, ``"restarts"`` and on a restart's first point ``"start"`` for the evolution
-  strategy); design points carry the base design's metas.
+  strategy, ``"x0"`` for COBYLA); design points carry the base design's metas.
 * **Noise** (:meth:`Auto.noise_observed`): with ``noisy`` None [default], Auto's first model
   ask (every told and pending point a design point, at least :data:`RECOMMEND_MIN` [10]
   finite values) fits a GP to the design's values; if it estimates a noise standard
