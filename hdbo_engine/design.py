@@ -156,9 +156,17 @@ class InitialDesign:
         """Finite-difference slope of each coordinate from the axis probes among the first
         ``end`` told points (module docstring, "Line search after the design"); 0 where a
         coordinate has no usable probe."""
+        return self._design_effects(end)[0]
+
+    def _design_effects(self, end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per coordinate, from the axis probes among the first ``end`` told points: the
+        slope (:meth:`_design_slopes`), whether it has a usable probe, and whether one of its
+        probes returned a value other than that of the point it stepped from."""
         X, y = self._X[:end], self._y[:end]
         order = self._axis_plan()[0]
         slopes = np.zeros(self.dim)
+        probed = np.zeros(self.dim, dtype=bool)
+        changed = np.zeros(self.dim, dtype=bool)
         plus: dict[int, int] = {}  # coordinate -> index of its plus probe
         for i in range(end):
             axis = self._metas[i].get("axis")
@@ -173,6 +181,7 @@ class InitialDesign:
                 continue
             b = int(same[-1])  # the point it stepped from
             slopes[j] = (y[i] - y[b]) / (X[i, j] - X[b, j])
+            probed[j], changed[j] = True, bool(changed[j] or y[i] != y[b])
             if axis[1] == 1:
                 plus[j] = i
             elif j in plus:
@@ -180,7 +189,7 @@ class InitialDesign:
                 if (X[p, j] - X[b, j]) * (X[i, j] - X[b, j]) < 0 and np.array_equal(
                         np.delete(X[p], j), np.delete(X[i], j)):
                     slopes[j] = (y[p] - y[i]) / (X[p, j] - X[i, j])  # central difference
-        return slopes
+        return slopes, probed, changed
 
     def _line_point(self) -> tuple[np.ndarray, dict[str, Any]] | None:
         """The next point of the line search after the axis design, or None when it does not

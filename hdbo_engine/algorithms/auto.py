@@ -373,17 +373,30 @@ class Auto(Optimizer):
             return steer(self._X, self._c, self.best[0], made, rng)
         return made
 
+    def effective_dim(self) -> float | None:
+        """``D`` times the share of the design's probed coordinates whose axis probes changed
+        the value (:meth:`~hdbo_engine.design.InitialDesign._design_effects`): how many
+        coordinates the objective depends on, as the design saw it; None before the design
+        ends or when it probed no coordinate."""
+        end = self._design_end()
+        if end is None:
+            return None
+        _, probed, changed = self._design_effects(end)
+        if not probed.any():
+            return None
+        return self.dim * float(changed[probed].mean())
+
     def cobyla_phase(self) -> bool:
         """Whether model asks go to COBYLA: a budget of fewer than :data:`COBYLA_PER_DIM`
         evaluations per dimension, at most :data:`LARGE_D` columns, every dimension Real, no
         constraints told, a design that did not end early, and no noise declared or observed
         (module docstring, "Few evaluations per dimension"). The phase ends with COBYLA's run."""
-        if (self.budget is None or self.budget >= COBYLA_PER_DIM * self.dim
-                or self.dim > LARGE_D):
+        if self.budget is None or self.dim > LARGE_D or self._c is not None:
             return False
         if any(type(d) is not Real for d in self.space.dimensions):
             return False
-        if self._c is not None or self.flat_design():
+        d_eff = self.effective_dim()
+        if d_eff is None or self.budget >= COBYLA_PER_DIM * d_eff:
             return False
         return not (self.noisy or (self.noisy is None and self.noise_observed()))
 
