@@ -145,3 +145,16 @@ def test_no_cobyla_phase_above_large_d_or_after_a_flat_design():
     _run_auto(flat, lambda x: -max(0.0, 0.3 - float(np.linalg.norm(x - 0.9))), 60)
     assert flat.flat_design() and not flat.cobyla_phase()
     assert not any(m.get("algorithm") == "cobyla" for m in flat.metas)
+
+
+def test_the_phase_counts_only_coordinates_the_design_found_an_effect_in():
+    """Ten coordinates, a budget of 99: a function of all ten has 9.9 evaluations per
+    coordinate and goes to COBYLA; a function of two of them (the design finds no effect in
+    the other eight) has 49.5 and goes to the members."""
+    dense, sparse = Auto(10, seed=0, budget=99), Auto(10, seed=0, budget=99)
+    _run_auto(dense, _bowl, 30)
+    _run_auto(sparse, lambda x: _bowl(x[[3, 7]]), 30)
+    assert dense.effective_dim() == 10.0 and dense.cobyla_phase()
+    assert sparse.effective_dim() == 2.0 and not sparse.cobyla_phase()
+    assert not any(m.get("algorithm") == "cobyla" for m in sparse.metas)
+

@@ -57,6 +57,26 @@ def test_design_slopes_are_forward_or_central_differences_of_usable_probes():
     np.testing.assert_allclose(opt._design_slopes(3), [3.0, 0.0, -2.0], rtol=1e-12)
 
 
+def test_design_effects_mark_probed_coordinates_and_those_a_probe_changed():
+    opt, X = _history()
+    _, probed, changed = opt._design_effects(opt.n_told)
+    assert probed.tolist() == [True, True, True] and changed.tolist() == [True, True, True]
+    _, probed, changed = opt._design_effects(4)
+    assert probed.tolist() == [True, False, True] and changed.tolist() == [True, False, True]
+    # a probe that returns its base point's value is probed but changed nothing; a second
+    # probe of the same coordinate that changes the value marks it changed
+    same = MSUCB(2, seed=0, n_init=5, budget=100)
+    same._axis = (np.array([0, 1]), np.ones(2))
+    c = np.full(2, 0.5)
+    same.tell(np.array([c, c + [0.2, 0.0], c - [0.2, 0.0], c + [0.0, 0.2], c - [0.0, 0.2]]),
+              [1.0, 1.0, 1.0, 1.0, 0.7],
+              [{"init": True, "centre": True}, {"init": True, "axis": [0, 1]},
+               {"init": True, "axis": [0, -1]}, {"init": True, "axis": [1, 1]},
+               {"init": True, "axis": [1, -1]}])
+    _, probed, changed = same._design_effects(5)
+    assert probed.tolist() == [True, True] and changed.tolist() == [False, True]
+
+
 def test_design_end_counts_finite_values_up_to_n_init():
     opt, _ = _history()
     opt.n_init = 4

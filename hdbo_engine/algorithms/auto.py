@@ -54,14 +54,15 @@ Rules
   from the told metas. Departure from the (1+1)-ES: before the first restart the parent is
   Auto's incumbent, which any arm may have moved [auto.md#flat-design].
 * **Few evaluations per dimension** (:meth:`Auto.cobyla_phase`): with a budget below
-  :data:`COBYLA_PER_DIM` [10] evaluations per dimension (the n = 10 d sample size below
-  which a GP is not expected to fit a function of d inputs; Loeppky, Sacks & Welch,
-  Technometrics 51(4), 2009), at most :data:`LARGE_D` columns, every dimension Real, no
-  constraints, a design that did not end early and no noise declared or observed, each
-  model ask of one point goes to COBYLA (Powell 1994; SciPy's PRIMA implementation,
-  :class:`~hdbo_engine.cobyla.AskTellCobyla`): linear models of the objective on a simplex
-  inside a trust region, started from the best told point with a radius of
-  :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8. Its proposals carry
+  :data:`COBYLA_PER_DIM` [10] evaluations per effective dimension (the n = 10 d sample size
+  below which a GP is not expected to fit a function of d inputs; Loeppky, Sacks & Welch,
+  Technometrics 51(4), 2009), where the effective dimension (:meth:`Auto.effective_dim`) is
+  D times the share of the design's probed coordinates whose axis probes changed the value,
+  at most :data:`LARGE_D` columns, every dimension Real, no constraints, and no noise
+  declared or observed, each model ask of one point goes to COBYLA (Powell 1994; SciPy's
+  PRIMA implementation, :class:`~hdbo_engine.cobyla.AskTellCobyla`): linear models of the
+  objective on a simplex inside a trust region, started from the best told point with a
+  radius of :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8. Its proposals carry
   ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values of
   its points are fed back in told order (a NaN or infinite value as the largest finite
   value fed so far). When its run ends, the members take their turns as above. A batch
@@ -388,8 +389,8 @@ class Auto(Optimizer):
 
     def cobyla_phase(self) -> bool:
         """Whether model asks go to COBYLA: a budget of fewer than :data:`COBYLA_PER_DIM`
-        evaluations per dimension, at most :data:`LARGE_D` columns, every dimension Real, no
-        constraints told, a design that did not end early, and no noise declared or observed
+        evaluations per effective dimension (:meth:`effective_dim`), at most :data:`LARGE_D`
+        columns, every dimension Real, no constraints told, and no noise declared or observed
         (module docstring, "Few evaluations per dimension"). The phase ends with COBYLA's run."""
         if self.budget is None or self.dim > LARGE_D or self._c is not None:
             return False
