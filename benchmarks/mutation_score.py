@@ -35,6 +35,7 @@ COPIED = ("hdbo_engine", "hdbo_cli", "hdbo_adapters", "tests", "pyproject.toml")
 MODEL_PHASE = "tests/test_model_phase_algorithms.py"
 AUTO = "hdbo_engine/algorithms/auto.py"
 AUTO_TESTS = ("tests/test_auto.py", "tests/test_constraints.py")
+COBYLA_TESTS = ("tests/test_auto_cobyla.py", "tests/test_design.py")
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,24 @@ MUTANTS = (
     Mutant("auto-others-told-as-own", "a member is told the others' points with their metas",
            AUTO, (("metas = [m if m.get(_KEY, name) == name else {_KEY: m[_KEY]}",
                    "metas = [m if True else {_KEY: m[_KEY]}"),), AUTO_TESTS),
+    Mutant("auto-cobyla-rhobeg", "COBYLA starts with a radius of 1/5 of the box, not 1/6",
+           AUTO, (("COBYLA_RHOBEG = 1.0 / 6.0", "COBYLA_RHOBEG = 1.0 / 5.0"),), COBYLA_TESTS),
+    Mutant("auto-cobyla-at-ten-per-dim", "the COBYLA phase also runs at 10 evaluations per "
+           "effective dimension", AUTO, (("self.budget >= COBYLA_PER_DIM * d_eff",
+                                          "self.budget > COBYLA_PER_DIM * d_eff"),),
+           COBYLA_TESTS),
+    Mutant("auto-cobyla-every-probed-coordinate", "the effective dimension counts every "
+           "probed coordinate", AUTO, (("float(changed[probed].mean())", "1.0"),),
+           COBYLA_TESTS),
+    Mutant("auto-cobyla-failure-as-best", "a failed COBYLA point counts as the best value fed",
+           AUTO, (("value = cache.worst  #", "value = min(cache.known.values())  #"),),
+           COBYLA_TESTS),
+    Mutant("auto-cobyla-start-moves", "COBYLA's run restarts from each new incumbent",
+           AUTO, (("start = self._metas[rows[0]].get(COBYLA_X0) if rows else",
+                   "start = "),), COBYLA_TESTS),
+    Mutant("design-effect-any-probe", "a coordinate counts as changed when it was probed",
+           "hdbo_engine/design.py", (("bool(changed[j] or y[i] != y[b])", "True"),),
+           COBYLA_TESTS),
 )
 
 
