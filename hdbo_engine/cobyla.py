@@ -54,14 +54,13 @@ class AskTellCobyla:
 
     ``point`` is the point the solver waits on (its first is ``x0``), None once the run has
     ended (trust-region radius at :data:`TOL`, or ``max_evals`` values told); :meth:`tell`
-    gives that point's value and moves ``point`` on. ``told`` lists the values given so far.
+    gives that point's value and moves ``point`` on.
     """
 
     def __init__(self, x0: np.ndarray, *, rhobeg: float, max_evals: int) -> None:
         asks: queue.Queue = queue.Queue(maxsize=1)
         values: queue.Queue = queue.Queue(maxsize=1)
         self._asks, self._values = asks, values
-        self.told: list[float] = []
         threading.Thread(target=_solve, args=(np.array(x0, dtype=float), float(rhobeg),
                                               int(max_evals), asks, values),
                          daemon=True).start()
@@ -74,6 +73,5 @@ class AskTellCobyla:
             raise RuntimeError("AskTellCobyla.tell: the run has ended")
         if not np.isfinite(value):
             raise ValueError(f"value: expected a finite float, got {value!r}")
-        self.told.append(float(value))
         self._values.put(float(value))
         self.point = self._asks.get()

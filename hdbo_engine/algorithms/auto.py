@@ -62,9 +62,10 @@ Rules
   declared or observed, each model ask of one point goes to COBYLA (Powell 1994; SciPy's
   PRIMA implementation, :class:`~hdbo_engine.cobyla.AskTellCobyla`): linear models of the
   objective on a simplex inside a trust region, started from the best told point with a
-  radius of :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8. Its proposals carry
-  ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values of
-  its points are fed back in told order (a NaN or infinite value as the largest finite
+  radius of :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8 (both radii the
+  paper leaves to the user); its run ends there or after ``budget`` values. Its proposals
+  carry ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values
+  of its points are fed back in told order (a NaN or infinite value as the largest finite
   value fed so far). When its run ends, the members take their turns as above. A batch
   ask, or one while a COBYLA point is pending, goes to the members. Departure from the
   portfolio: COBYLA is not an arm chosen by its record, since its first D steps build its
@@ -412,9 +413,8 @@ class Auto(Optimizer):
         start = int(start)
         values = [float(self._y[i]) for i in rows]
         cache = self._cobyla
-        fed = len(cache.fed)
         if (cache.run is None or not np.array_equal(cache.x0, self._X[start])
-                or not np.array_equal(cache.fed, values[:fed], equal_nan=True)):
+                or not np.array_equal(cache.fed, values[:len(cache.fed)], equal_nan=True)):
             self._cobyla = cache = _CobylaCache()
             cache.x0 = self._X[start].copy()
             cache.run = AskTellCobyla(cache.x0, rhobeg=COBYLA_RHOBEG, max_evals=self.budget)
@@ -427,12 +427,11 @@ class Auto(Optimizer):
                 continue
             if len(cache.fed) == len(values):
                 return run.point.copy(), start
-            value = values[len(cache.fed)]
-            if np.isfinite(value):
-                cache.worst = max(cache.worst, value)
-            else:
-                value = cache.worst  # a failed evaluation counts as the worst value seen
-            cache.fed.append(values[len(cache.fed)])
+            told = values[len(cache.fed)]
+            cache.fed.append(told)
+            if np.isfinite(told):
+                cache.worst = max(cache.worst, told)
+            value = told if np.isfinite(told) else cache.worst  # a failure: the worst fed
             cache.known[key] = value
             run.tell(value)
         return None
