@@ -11,7 +11,8 @@ group of ``RUN`` (a folder ``hdbo report`` reads) this prints:
 * ``p``: the two-sided Mann-Whitney U test of Auto's end values against the single
   algorithms' pooled ones (a large p: the seeds do not tell them apart);
 * ``P(meet)``: the share of bootstrap resamples (each method's seeds drawn with replacement)
-  in which Auto's median is at most the floor;
+  in which Auto's median is at most the floor, and ``P(TPE)`` the share in which it is below
+  TPE's median;
 * ``stall``: per method, the median over seeds of the longest run of evaluations without an
   improvement of the best value by more than TuRBO's threshold, ``1e-3 |best|``.
 
@@ -67,17 +68,19 @@ def spread(group: Path, boot: int, rng: np.random.Generator) -> dict[str, object
     singles = [v for v in (end_values(group, m) for m in SINGLES) if len(v)]
     floor = float(np.median([np.median(v) for v in singles]))
     pooled = np.concatenate(singles)
-    meets = sum(
-        np.median(rng.choice(auto, len(auto)))
-        <= np.median([np.median(rng.choice(v, len(v))) for v in singles])
-        for _ in range(boot))
+    tpe = end_values(group, "optuna-tpe")
+    meets = below_tpe = 0
+    for _ in range(boot):
+        resampled = np.median(rng.choice(auto, len(auto)))
+        meets += resampled <= np.median([np.median(rng.choice(v, len(v))) for v in singles])
+        below_tpe += resampled < np.median(rng.choice(tpe, len(tpe)))
     stalls = {m: int(np.median([longest_stall(p) for p in sorted((group / m).glob("seed*.csv"))]))
               for m in STALL_METHODS if any((group / m).glob("seed*.csv"))}
     return {"group": group.name, "seeds": len(auto), "auto": float(np.median(auto)),
-            "floor": floor, "tpe": float(np.median(end_values(group, "optuna-tpe"))),
+            "floor": floor, "tpe": float(np.median(tpe)),
             "margin": (floor - float(np.median(auto))) / float(np.std(pooled)),
             "p": float(mannwhitneyu(auto, pooled, alternative="two-sided").pvalue),
-            "P(meet)": meets / boot, "stall": stalls}
+            "P(meet)": meets / boot, "P(TPE)": below_tpe / boot, "stall": stalls}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         stall = " ".join(f"{m} {v}" for m, v in s["stall"].items())
         print(f"{s['group']}: {s['seeds']} seeds, Auto {s['auto']:.4g}, floor {s['floor']:.4g}, "
               f"TPE {s['tpe']:.4g}, margin {s['margin']:+.2f} sd, p {s['p']:.2f}, "
-              f"P(meet) {s['P(meet)']:.2f}; stall: {stall}")
+              f"P(meet) {s['P(meet)']:.2f}, P(TPE) {s['P(TPE)']:.2f}; stall: {stall}")
     return 0
 
 

@@ -47,6 +47,7 @@ def test_floor_margin_and_test_against_values_worked_out_by_hand(tmp_path: Path)
     assert s["margin"] == pytest.approx(2.0 / np.sqrt(20.0 / 12.0))
     assert 0.0 < s["p"] < 0.2  # Auto's three values lie below 11 of the 12 pooled ones
     assert s["P(meet)"] > 0.8
+    assert s["P(TPE)"] == 1.0  # every Auto value is below TPE's constant 5
     assert s["stall"]["auto"] == 0
 
 
