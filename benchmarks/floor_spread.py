@@ -3,7 +3,9 @@
 Auto's floor (``hdbo report``'s "Targets"): on each group, a lower median than random
 search's and TPE's, and a median at most the median of the four single algorithms' medians.
 With a handful of seeds and a wide spread of end values a median is itself a draw. For each
-group of ``RUN`` (a folder ``hdbo report`` reads) this prints:
+group of ``RUN`` (a folder ``hdbo report`` reads) this prints, on the seeds that Auto and
+the four single algorithms all have (and, for TPE, that Auto and TPE both have), as
+``hdbo report`` compares them:
 
 * Auto's median, the single algorithms' median of medians (the floor) and TPE's median;
 * ``margin``: the floor minus Auto's median, in standard deviations of the single
@@ -39,14 +41,21 @@ SINGLES = ("msucb", "cobbo", "goucb", "bkb")
 STALL_METHODS = ("auto", *SINGLES, "optuna-tpe", "ng-cma")
 
 
-def end_values(group: Path, method: str) -> np.ndarray:
-    """The end values of ``method``'s finished cells in ``group``, by seed."""
-    values = []
-    for path in sorted((group / method).glob("seed*.json")):
+def end_values(group: Path, method: str) -> dict[int, float]:
+    """The end values of ``method``'s cells in ``group``, by seed."""
+    values = {}
+    for path in (group / method).glob("seed*.json"):
         cell = json.loads(path.read_text())
         true = cell.get("final_true_value")
-        values.append(float(cell["best"] if true is None else true))
-    return np.asarray(values)
+        values[int(path.stem.removeprefix("seed"))] = float(cell["best"] if true is None
+                                                            else true)
+    return values
+
+
+def on_shared_seeds(runs: list[dict[int, float]]) -> list[np.ndarray]:
+    """Each method's end values on the seeds every one of them has, in seed order."""
+    seeds = sorted(set.intersection(*(set(r) for r in runs)))
+    return [np.array([r[s] for s in seeds]) for r in runs]
 
 
 def longest_stall(csv_path: Path) -> int:
@@ -64,20 +73,22 @@ def longest_stall(csv_path: Path) -> int:
 
 def spread(group: Path, boot: int, rng: np.random.Generator) -> dict[str, object]:
     """The figures of the module docstring for one group."""
-    auto = end_values(group, "auto")
-    singles = [v for v in (end_values(group, m) for m in SINGLES) if len(v)]
+    runs = [end_values(group, m) for m in ("auto", *SINGLES)]
+    auto, *singles = on_shared_seeds([r for r in runs if r])
+    auto_t, tpe = on_shared_seeds([runs[0], end_values(group, "optuna-tpe")])
     floor = float(np.median([np.median(v) for v in singles]))
     pooled = np.concatenate(singles)
-    tpe = end_values(group, "optuna-tpe")
     meets = below_tpe = 0
     for _ in range(boot):
-        resampled = np.median(rng.choice(auto, len(auto)))
-        meets += resampled <= np.median([np.median(rng.choice(v, len(v))) for v in singles])
-        below_tpe += resampled < np.median(rng.choice(tpe, len(tpe)))
+        meets += (np.median(rng.choice(auto, len(auto)))
+                  <= np.median([np.median(rng.choice(v, len(v))) for v in singles]))
+        below_tpe += (np.median(rng.choice(auto_t, len(auto_t)))
+                      < np.median(rng.choice(tpe, len(tpe))))
     stalls = {m: int(np.median([longest_stall(p) for p in sorted((group / m).glob("seed*.csv"))]))
               for m in STALL_METHODS if any((group / m).glob("seed*.csv"))}
     return {"group": group.name, "seeds": len(auto), "auto": float(np.median(auto)),
-            "floor": floor, "tpe": float(np.median(tpe)),
+            "floor": floor, "tpe_seeds": len(tpe), "auto_vs_tpe": float(np.median(auto_t)),
+            "tpe": float(np.median(tpe)),
             "margin": (floor - float(np.median(auto))) / float(np.std(pooled)),
             "p": float(mannwhitneyu(auto, pooled, alternative="two-sided").pvalue),
             "P(meet)": meets / boot, "P(TPE)": below_tpe / boot, "stall": stalls}
@@ -96,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         s = spread(cells / name, args.boot, rng)
         stall = " ".join(f"{m} {v}" for m, v in s["stall"].items())
         print(f"{s['group']}: {s['seeds']} seeds, Auto {s['auto']:.4g}, floor {s['floor']:.4g}, "
-              f"TPE {s['tpe']:.4g}, margin {s['margin']:+.2f} sd, p {s['p']:.2f}, "
-              f"P(meet) {s['P(meet)']:.2f}, P(TPE) {s['P(TPE)']:.2f}; stall: {stall}")
+              f"margin {s['margin']:+.2f} sd, p {s['p']:.2f}, P(meet) {s['P(meet)']:.2f}; "
+              f"{s['tpe_seeds']} seeds, Auto {s['auto_vs_tpe']:.4g}, TPE {s['tpe']:.4g}, "
+              f"P(TPE) {s['P(TPE)']:.2f}; stall: {stall}")
     return 0
 
 

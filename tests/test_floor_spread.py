@@ -43,7 +43,7 @@ def test_floor_margin_and_test_against_values_worked_out_by_hand(tmp_path: Path)
             write_cell(group / method, seed, [end + 1.0, end])
     s = floor_spread.spread(group, boot=200, rng=np.random.default_rng(0))
     # floor: median of the medians 3, 3, 5, 5; pooled singles 2..6 have mean 4, variance 20/12
-    assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["tpe"] == 5.0
+    assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["tpe"] == 5.0 and s["seeds"] == 3
     assert s["margin"] == pytest.approx(2.0 / np.sqrt(20.0 / 12.0))
     assert 0.0 < s["p"] < 0.2  # Auto's three values lie below 11 of the 12 pooled ones
     assert s["P(meet)"] > 0.8
@@ -53,4 +53,9 @@ def test_floor_margin_and_test_against_values_worked_out_by_hand(tmp_path: Path)
 
 def test_a_noisy_cell_counts_by_its_recommendations_noise_free_value(tmp_path: Path) -> None:
     write_cell(tmp_path / "auto", 0, [3.0, 1.0], true=7.5)
-    assert floor_spread.end_values(tmp_path, "auto").tolist() == [7.5]
+    assert floor_spread.end_values(tmp_path, "auto") == {0: 7.5}
+
+
+def test_methods_are_compared_on_the_seeds_they_share() -> None:
+    auto, tpe = floor_spread.on_shared_seeds([{0: 1.0, 1: 2.0, 5: 3.0}, {5: 9.0, 0: 8.0}])
+    assert auto.tolist() == [1.0, 3.0] and tpe.tolist() == [8.0, 9.0]
