@@ -4,8 +4,9 @@ Auto's floor (``hdbo report``'s "Targets"): on each group, a lower median than r
 search's and TPE's, and a median at most the median of the four single algorithms' medians.
 With a handful of seeds and a wide spread of end values a median is itself a draw. For each
 group of ``RUN`` (a folder ``hdbo report`` reads) this prints, on the seeds that Auto and
-the four single algorithms all have (and, for TPE, that Auto and TPE both have), as
-``hdbo report`` compares them:
+the four single algorithms all have (and, for TPE, that Auto and TPE both have), at equal
+evaluations, as ``hdbo report`` compares them
+(:meth:`hdbo_cli.report.GroupStats.values_at_equal_evaluations`):
 
 * Auto's median, the single algorithms' median of medians (the floor) and TPE's median;
 * ``margin``: the floor minus Auto's median, in standard deviations of the single
@@ -18,10 +19,8 @@ the four single algorithms all have (and, for TPE, that Auto and TPE both have),
 * ``stall``: per method, the median over seeds of the longest run of evaluations without an
   improvement of the best value by more than TuRBO's threshold, ``1e-3 |best|``.
 
-A cell's end value is the one ``hdbo report`` ranks by: the noise-free value of the final
-recommendation where the cell has one (noisy groups), else the best value. A cell stopped by
-its CPU limit counts with its value at its last evaluation (``hdbo report`` compares it at
-equal evaluations instead).
+A cell's value is the one ``hdbo report`` ranks by: the noise-free value of the
+recommendation where the cell has one (noisy groups), else the best value.
 
     python benchmarks/floor_spread.py hdbo_runs/bench-hd --groups hopper-D33-n500 \\
         swimmer-D16-n500
@@ -30,52 +29,37 @@ equal evaluations instead).
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-SINGLES = ("msucb", "cobbo", "goucb", "bkb")
-STALL_METHODS = ("auto", *SINGLES, "optuna-tpe", "ng-cma")
+from hdbo_cli.report import SINGLE_ALGORITHMS, GroupStats, load_results
+
+STALL_METHODS = ("auto", *SINGLE_ALGORITHMS, "optuna-tpe", "ng-cma")
 
 
-def end_values(group: Path, method: str) -> dict[int, float]:
-    """The end values of ``method``'s cells in ``group``, by seed."""
-    values = {}
-    for path in (group / method).glob("seed*.json"):
-        cell = json.loads(path.read_text())
-        true = cell.get("final_true_value")
-        values[int(path.stem.removeprefix("seed"))] = float(cell["best"] if true is None
-                                                            else true)
-    return values
-
-
-def on_shared_seeds(runs: list[dict[int, float]]) -> list[np.ndarray]:
-    """Each method's end values on the seeds every one of them has, in seed order."""
-    seeds = sorted(set.intersection(*(set(r) for r in runs)))
-    return [np.array([r[s] for s in seeds]) for r in runs]
-
-
-def longest_stall(csv_path: Path) -> int:
-    """The longest run of evaluations without an improvement of more than ``1e-3 |best|``."""
+def longest_stall(curve: np.ndarray) -> int:
+    """The longest run of evaluations along a best-so-far ``curve`` without an improvement
+    of more than ``1e-3 |best|``."""
     best, run, longest = np.inf, 0, 0
-    with csv_path.open() as f:
-        for row in csv.DictReader(f):
-            y = float(row["value"])
-            improved = not np.isfinite(best) or y < best - 1e-3 * abs(best)
-            run = 0 if improved else run + 1
-            longest = max(longest, run)
-            best = min(best, y)
+    for y in curve:
+        improved = not np.isfinite(best) or y < best - 1e-3 * abs(best)
+        run = 0 if improved else run + 1
+        longest = max(longest, run)
+        best = min(best, float(y))
     return longest
 
 
-def spread(group: Path, boot: int, rng: np.random.Generator) -> dict[str, object]:
-    """The figures of the module docstring for one group."""
-    runs = [end_values(group, m) for m in ("auto", *SINGLES)]
-    auto, *singles = on_shared_seeds([r for r in runs if r])
-    auto_t, tpe = on_shared_seeds([runs[0], end_values(group, "optuna-tpe")])
+def spread(g: GroupStats, boot: int, rng: np.random.Generator) -> dict[str, object] | None:
+    """The figures of the module docstring for one group; None where Auto and the single
+    algorithms share no seed."""
+    five = g.values_at_equal_evaluations(["auto", *SINGLE_ALGORITHMS])
+    pair = g.values_at_equal_evaluations(["auto", "optuna-tpe"])
+    if five is None or pair is None:
+        return None
+    auto, singles = five["auto"], [five[m] for m in SINGLE_ALGORITHMS]
+    auto_t, tpe = pair["auto"], pair["optuna-tpe"]
     floor = float(np.median([np.median(v) for v in singles]))
     pooled = np.concatenate(singles)
     meets = below_tpe = 0
@@ -84,9 +68,9 @@ def spread(group: Path, boot: int, rng: np.random.Generator) -> dict[str, object
                   <= np.median([np.median(rng.choice(v, len(v))) for v in singles]))
         below_tpe += (np.median(rng.choice(auto_t, len(auto_t)))
                       < np.median(rng.choice(tpe, len(tpe))))
-    stalls = {m: int(np.median([longest_stall(p) for p in sorted((group / m).glob("seed*.csv"))]))
-              for m in STALL_METHODS if any((group / m).glob("seed*.csv"))}
-    return {"group": group.name, "seeds": len(auto), "auto": float(np.median(auto)),
+    stalls = {m: int(np.median([longest_stall(r.curve) for r in g.runs[m].values()]))
+              for m in STALL_METHODS if g.runs.get(m)}
+    return {"group": g.name, "seeds": len(auto), "auto": float(np.median(auto)),
             "floor": floor, "tpe_seeds": len(tpe), "auto_vs_tpe": float(np.median(auto_t)),
             "tpe": float(np.median(tpe)),
             "margin": (floor - float(np.median(auto))) / float(np.std(pooled)),
@@ -101,10 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boot", type=int, default=5000, help="bootstrap resamples [5000]")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
-    cells = args.run / "cells"
-    groups = args.groups or sorted(p.name for p in cells.iterdir() if (p / "auto").is_dir())
-    for name in groups:
-        s = spread(cells / name, args.boot, rng)
+    for g in load_results(args.run):
+        if args.groups and g.name not in args.groups:
+            continue
+        s = spread(g, args.boot, rng)
+        if s is None:
+            continue
         stall = " ".join(f"{m} {v}" for m, v in s["stall"].items())
         print(f"{s['group']}: {s['seeds']} seeds, Auto {s['auto']:.4g}, floor {s['floor']:.4g}, "
               f"margin {s['margin']:+.2f} sd, p {s['p']:.2f}, P(meet) {s['P(meet)']:.2f}; "

@@ -115,7 +115,13 @@ class GroupStats:
         return [m for m in methods() if m in seen]
 
     def medians_at_equal_evaluations(self, compared: list[str]) -> dict[str, float] | None:
-        """Median over seeds of each method's value when, on each seed, every one of
+        """Median over seeds of each method's value at equal evaluations
+        (:meth:`values_at_equal_evaluations`); None where that is None."""
+        values = self.values_at_equal_evaluations(compared)
+        return None if values is None else {m: float(np.median(v)) for m, v in values.items()}
+
+    def values_at_equal_evaluations(self, compared: list[str]) -> dict[str, np.ndarray] | None:
+        """Each method's value per seed (in seed order) when, on each seed, every one of
         ``compared`` is taken at the fewest evaluations any of them reached there.
 
         The seeds are those every one of ``compared`` has a cell for (a peer run on fewer
@@ -132,7 +138,7 @@ class GroupStats:
                 values[m].append(self.runs[m][s].value_at(reached))
         if any(np.isnan(v).any() for v in values.values()):
             return None
-        return {m: float(np.median(v)) for m, v in values.items()}
+        return {m: np.asarray(v) for m, v in values.items()}
 
     def shared_seeds(self, compared: list[str]) -> set[int]:
         """The seeds every one of ``compared`` has a cell for."""

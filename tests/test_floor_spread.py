@@ -1,13 +1,14 @@
-"""benchmarks/floor_spread.py: the floor's figures on a hand-written benchmark folder."""
+"""benchmarks/floor_spread.py: the floor's figures on hand-made groups."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from hdbo_cli.report import CellRun, GroupStats
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "floor_spread.py"
 _SPEC = importlib.util.spec_from_file_location("floor_spread", _PATH)
@@ -15,33 +16,29 @@ assert _SPEC is not None and _SPEC.loader is not None
 floor_spread = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(floor_spread)
 
-# end values per method, one per seed
+# final best values per method, one per seed
 ENDS = {"auto": [1.0, 2.0, 3.0], "msucb": [2.0, 3.0, 4.0], "cobbo": [2.0, 3.0, 4.0],
         "goucb": [4.0, 5.0, 6.0], "bkb": [4.0, 5.0, 6.0], "optuna-tpe": [5.0, 5.0, 5.0]}
 
 
-def write_cell(folder: Path, seed: int, values: list[float], true: float | None = None) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = "\n".join(f"{i},{v!r},{min(values[:i])!r},0,0,0,0" for i, v in
-                     enumerate(values, start=1))
-    (folder / f"seed{seed}.csv").write_text(
-        "evaluation,value,best_so_far,ask_s,tell_s,ask_cpu_s,tell_cpu_s\n" + rows + "\n")
-    cell = {"best": min(values), **({} if true is None else {"final_true_value": true})}
-    (folder / f"seed{seed}.json").write_text(json.dumps(cell))
+def group(ends: dict[str, list[float]]) -> GroupStats:
+    """A group whose cells reach their end value at the second of two evaluations."""
+    g = GroupStats("p", 2, 2, None)
+    for method, values in ends.items():
+        for seed, end in enumerate(values):
+            g.runs[method][seed] = CellRun(2, np.array([end + 1.0, end]))
+    return g
 
 
-def test_longest_stall_counts_evaluations_between_improvements(tmp_path: Path) -> None:
-    # 9 improves on 10; 9, 9 and 8.995 (less than 1e-3 |9| below 9) do not; 5 does
-    write_cell(tmp_path, 0, [10.0, 9.0, 9.0, 9.0, 8.995, 5.0, 5.0])
-    assert floor_spread.longest_stall(tmp_path / "seed0.csv") == 3
+def test_longest_stall_counts_evaluations_between_improvements() -> None:
+    # 9 improves on 10; 9 and 8.995 (less than 1e-3 |9| below 9) do not; 5 does
+    curve = np.array([10.0, 9.0, 9.0, 9.0, 8.995, 5.0, 5.0])
+    assert floor_spread.longest_stall(curve) == 3
 
 
-def test_floor_margin_and_test_against_values_worked_out_by_hand(tmp_path: Path) -> None:
-    group = tmp_path / "g"
-    for method, ends in ENDS.items():
-        for seed, end in enumerate(ends):
-            write_cell(group / method, seed, [end + 1.0, end])
-    s = floor_spread.spread(group, boot=200, rng=np.random.default_rng(0))
+def test_floor_margin_and_test_against_values_worked_out_by_hand() -> None:
+    s = floor_spread.spread(group(ENDS), boot=200, rng=np.random.default_rng(0))
+    assert s is not None
     # floor: median of the medians 3, 3, 5, 5; pooled singles 2..6 have mean 4, variance 20/12
     assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["tpe"] == 5.0 and s["seeds"] == 3
     assert s["margin"] == pytest.approx(2.0 / np.sqrt(20.0 / 12.0))
@@ -51,11 +48,18 @@ def test_floor_margin_and_test_against_values_worked_out_by_hand(tmp_path: Path)
     assert s["stall"]["auto"] == 0
 
 
-def test_a_noisy_cell_counts_by_its_recommendations_noise_free_value(tmp_path: Path) -> None:
-    write_cell(tmp_path / "auto", 0, [3.0, 1.0], true=7.5)
-    assert floor_spread.end_values(tmp_path, "auto") == {0: 7.5}
-
-
 def test_methods_are_compared_on_the_seeds_they_share() -> None:
-    auto, tpe = floor_spread.on_shared_seeds([{0: 1.0, 1: 2.0, 5: 3.0}, {5: 9.0, 0: 8.0}])
-    assert auto.tolist() == [1.0, 3.0] and tpe.tolist() == [8.0, 9.0]
+    g = group(ENDS)
+    g.runs["optuna-tpe"] = {0: CellRun(2, np.array([9.0, 8.0])),
+                            5: CellRun(2, np.array([9.0, 9.0]))}
+    s = floor_spread.spread(g, boot=10, rng=np.random.default_rng(0))
+    assert s is not None and s["tpe_seeds"] == 1 and s["auto_vs_tpe"] == 1.0 and s["tpe"] == 8.0
+    assert s["seeds"] == 3  # the floor's seeds do not depend on TPE's
+
+
+def test_a_stopped_cell_is_compared_where_it_stopped() -> None:
+    g = group(ENDS)
+    g.runs["optuna-tpe"][0] = CellRun(1, np.array([6.0]))  # stopped after one evaluation
+    s = floor_spread.spread(g, boot=10, rng=np.random.default_rng(0))
+    # Auto's seed 0 is taken at evaluation 1 (2.0): its values 2, 2, 3; TPE's 6, 5, 5
+    assert s is not None and s["auto_vs_tpe"] == 2.0 and s["tpe"] == 5.0
