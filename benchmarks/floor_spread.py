@@ -9,13 +9,19 @@ evaluations, as ``hdbo report`` compares them
 (:meth:`hdbo_cli.report.GroupStats.values_at_equal_evaluations`):
 
 * Auto's median, the single algorithms' median of medians (the floor) and TPE's median;
-* ``margin``: the floor minus Auto's median, in standard deviations of the single
-  algorithms' pooled end values (positive: the floor is met);
+* ``margin``: the floor minus Auto's median, in robust standard deviations of the single
+  algorithms' pooled end values (the median absolute deviation times 1.4826, which equals
+  the standard deviation for normal values and is not swayed by a seed that failed; the
+  standard deviation where half the values are equal; positive: the floor is met);
 * ``p``: the two-sided Mann-Whitney U test of Auto's end values against the single
   algorithms' pooled ones (a large p: the seeds do not tell them apart);
 * ``P(meet)``: the share of bootstrap resamples (each method's seeds drawn with replacement)
   in which Auto's median is at most the floor, and ``P(TPE)`` the share in which it is below
   TPE's median;
+* ``seeds``: how many seeds per method a two-sided test at level 0.05 would need to tell
+  the margin from zero with power 0.8, ``2 (z_0.975 + z_0.8)^2 / margin^2`` (the normal
+  approximation for a shift of ``margin`` standard deviations), and likewise for Auto
+  against TPE with the margin in robust standard deviations of their pooled end values;
 * ``stall``: per method, the median over seeds of the longest run of evaluations without an
   improvement of the best value by more than TuRBO's threshold, ``1e-3 |best|``.
 
@@ -32,11 +38,26 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, median_abs_deviation, norm
 
 from hdbo_cli.report import SINGLE_ALGORITHMS, GroupStats, load_results
 
 STALL_METHODS = ("auto", *SINGLE_ALGORITHMS, "optuna-tpe", "ng-cma")
+ALPHA, POWER = 0.05, 0.8  # the test that ``seeds_to_decide`` sizes
+
+
+def robust_margin(difference: float, values: np.ndarray) -> float:
+    """``difference`` in robust standard deviations of ``values`` (module docstring); NaN
+    where the values are all equal."""
+    scale = float(median_abs_deviation(values, scale="normal")) or float(np.std(values))
+    return difference / scale if scale else np.nan
+
+
+def seeds_to_decide(margin: float) -> float:
+    """Seeds per method for a two-sided level-``ALPHA`` test to detect a shift of ``margin``
+    standard deviations with probability ``POWER``, by the normal approximation."""
+    z = norm.ppf(1.0 - ALPHA / 2.0) + norm.ppf(POWER)
+    return float(np.ceil(2.0 * z**2 / margin**2)) if margin else np.inf
 
 
 def longest_stall(curve: np.ndarray) -> int:
@@ -70,10 +91,13 @@ def spread(g: GroupStats, boot: int, rng: np.random.Generator) -> dict[str, obje
                       < np.median(rng.choice(tpe, len(tpe))))
     stalls = {m: int(np.median([longest_stall(r.curve) for r in g.runs[m].values()]))
               for m in STALL_METHODS if g.runs.get(m)}
+    margin = robust_margin(floor - float(np.median(auto)), pooled)
+    margin_tpe = robust_margin(float(np.median(tpe)) - float(np.median(auto_t)),
+                               np.concatenate([auto_t, tpe]))
     return {"group": g.name, "seeds": len(auto), "auto": float(np.median(auto)),
             "floor": floor, "tpe_seeds": len(tpe), "auto_vs_tpe": float(np.median(auto_t)),
-            "tpe": float(np.median(tpe)),
-            "margin": (floor - float(np.median(auto))) / float(np.std(pooled)),
+            "tpe": float(np.median(tpe)), "margin": margin, "margin_tpe": margin_tpe,
+            "decide": seeds_to_decide(margin), "decide_tpe": seeds_to_decide(margin_tpe),
             "p": float(mannwhitneyu(auto, pooled, alternative="two-sided").pvalue),
             "P(meet)": meets / boot, "P(TPE)": below_tpe / boot, "stall": stalls}
 
@@ -93,9 +117,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         stall = " ".join(f"{m} {v}" for m, v in s["stall"].items())
         print(f"{s['group']}: {s['seeds']} seeds, Auto {s['auto']:.4g}, floor {s['floor']:.4g}, "
-              f"margin {s['margin']:+.2f} sd, p {s['p']:.2f}, P(meet) {s['P(meet)']:.2f}; "
-              f"{s['tpe_seeds']} seeds, Auto {s['auto_vs_tpe']:.4g}, TPE {s['tpe']:.4g}, "
-              f"P(TPE) {s['P(TPE)']:.2f}; stall: {stall}")
+              f"margin {s['margin']:+.2f} sd, p {s['p']:.2f}, P(meet) {s['P(meet)']:.2f}, "
+              f"seeds to decide {s['decide']:.0f}; {s['tpe_seeds']} seeds, "
+              f"Auto {s['auto_vs_tpe']:.4g}, TPE {s['tpe']:.4g}, "
+              f"margin {s['margin_tpe']:+.2f} sd, P(TPE) {s['P(TPE)']:.2f}, "
+              f"seeds to decide {s['decide_tpe']:.0f}; stall: {stall}")
     return 0
 
 

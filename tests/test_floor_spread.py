@@ -39,13 +39,34 @@ def test_longest_stall_counts_evaluations_between_improvements() -> None:
 def test_floor_margin_and_test_against_values_worked_out_by_hand() -> None:
     s = floor_spread.spread(group(ENDS), boot=200, rng=np.random.default_rng(0))
     assert s is not None
-    # floor: median of the medians 3, 3, 5, 5; pooled singles 2..6 have mean 4, variance 20/12
+    # floor: median of the medians 3, 3, 5, 5; the pooled singles 2, 3, 4, 2, 3, 4, 4, 5, 6,
+    # 4, 5, 6 have median 4 and absolute deviations 0 x4, 1 x4, 2 x4: their median is 1
     assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["tpe"] == 5.0 and s["seeds"] == 3
-    assert s["margin"] == pytest.approx(2.0 / np.sqrt(20.0 / 12.0))
+    assert s["margin"] == pytest.approx(2.0 / 1.4826, rel=1e-4)
     assert 0.0 < s["p"] < 0.2  # Auto's three values lie below 11 of the 12 pooled ones
     assert s["P(meet)"] > 0.8
     assert s["P(TPE)"] == 1.0  # every Auto value is below TPE's constant 5
     assert s["stall"]["auto"] == 0
+    # 2 (1.95996 + 0.84162)^2 = 15.698 over margin^2 = 1.8198: 8.63 seeds; against TPE the
+    # pooled 1, 2, 3, 5, 5, 5 have median 4, absolute deviations 3, 2, 1, 1, 1, 1 (median
+    # 1), the margin 3 / 1.4826 = 2.0235: 3.83 seeds
+    assert s["decide"] == 9 and s["decide_tpe"] == 4
+    assert s["margin_tpe"] == pytest.approx(3.0 / 1.4826, rel=1e-4)
+
+
+def test_the_margin_falls_back_to_the_standard_deviation_where_half_the_values_tie() -> None:
+    # 1, 1, 1, 3: median 1, absolute deviations 0, 0, 0, 2 (median 0); std sqrt(0.75)
+    values = np.array([1.0, 1.0, 1.0, 3.0])
+    assert floor_spread.robust_margin(1.0, values) == pytest.approx(1.0 / np.sqrt(0.75))
+    assert np.isnan(floor_spread.robust_margin(1.0, np.ones(3)))
+
+
+def test_seeds_to_decide_follows_lehrs_sixteen_over_delta_squared() -> None:
+    # Lehr (Stat. Med. 1992): about 16 / delta^2 per arm for level 0.05, power 0.8
+    assert floor_spread.seeds_to_decide(1.0) == 16
+    assert floor_spread.seeds_to_decide(0.5) == 63  # 15.698 / 0.25 = 62.8
+    assert floor_spread.seeds_to_decide(-0.1) == 1570  # the sign does not matter
+    assert floor_spread.seeds_to_decide(0.0) == np.inf
 
 
 def test_methods_are_compared_on_the_seeds_they_share() -> None:
