@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "floor_spread.py"
 _SPEC = importlib.util.spec_from_file_location("floor_spread", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
 floor_spread = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = floor_spread  # dataclasses look their module up there
 _SPEC.loader.exec_module(floor_spread)
 
 # final best values per method, one per seed
@@ -41,17 +43,20 @@ def test_floor_margin_and_test_against_values_worked_out_by_hand() -> None:
     assert s is not None
     # floor: median of the medians 3, 3, 5, 5; the pooled singles 2, 3, 4, 2, 3, 4, 4, 5, 6,
     # 4, 5, 6 have median 4 and absolute deviations 0 x4, 1 x4, 2 x4: their median is 1
-    assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["tpe"] == 5.0 and s["seeds"] == 3
+    assert s["auto"] == 2.0 and s["floor"] == 4.0 and s["seeds"] == 3
+    tpe = s["peers"]["optuna-tpe"]
+    assert tpe.auto == 2.0 and tpe.peer == 5.0 and tpe.seeds == 3
     assert s["margin"] == pytest.approx(2.0 / 1.4826, rel=1e-4)
     assert 0.0 < s["p"] < 0.2  # Auto's three values lie below 11 of the 12 pooled ones
     assert s["P(meet)"] > 0.8
-    assert s["P(TPE)"] == 1.0  # every Auto value is below TPE's constant 5
+    assert tpe.below == 1.0  # every Auto value is below TPE's constant 5
+    assert s["peers"]["random"] is None  # no random search cells
     assert s["stall"]["auto"] == 0
     # 2 (1.95996 + 0.84162)^2 = 15.698 over margin^2 = 1.8198: 8.63 seeds; against TPE the
     # pooled 1, 2, 3, 5, 5, 5 have median 4, absolute deviations 3, 2, 1, 1, 1, 1 (median
     # 1), the margin 3 / 1.4826 = 2.0235: 3.83 seeds
-    assert s["decide"] == 9 and s["decide_tpe"] == 4
-    assert s["margin_tpe"] == pytest.approx(3.0 / 1.4826, rel=1e-4)
+    assert s["decide"] == 9 and tpe.decide == 4
+    assert tpe.margin == pytest.approx(3.0 / 1.4826, rel=1e-4)
 
 
 def test_the_margin_falls_back_to_the_standard_deviation_where_half_the_values_tie() -> None:
@@ -74,7 +79,9 @@ def test_methods_are_compared_on_the_seeds_they_share() -> None:
     g.runs["optuna-tpe"] = {0: CellRun(2, np.array([9.0, 8.0])),
                             5: CellRun(2, np.array([9.0, 9.0]))}
     s = floor_spread.spread(g, boot=10, rng=np.random.default_rng(0))
-    assert s is not None and s["tpe_seeds"] == 1 and s["auto_vs_tpe"] == 1.0 and s["tpe"] == 8.0
+    assert s is not None
+    tpe = s["peers"]["optuna-tpe"]
+    assert tpe.seeds == 1 and tpe.auto == 1.0 and tpe.peer == 8.0
     assert s["seeds"] == 3  # the floor's seeds do not depend on TPE's
 
 
@@ -83,4 +90,5 @@ def test_a_stopped_cell_is_compared_where_it_stopped() -> None:
     g.runs["optuna-tpe"][0] = CellRun(1, np.array([6.0]))  # stopped after one evaluation
     s = floor_spread.spread(g, boot=10, rng=np.random.default_rng(0))
     # Auto's seed 0 is taken at evaluation 1 (2.0): its values 2, 2, 3; TPE's 6, 5, 5
-    assert s is not None and s["auto_vs_tpe"] == 2.0 and s["tpe"] == 5.0
+    assert s is not None
+    assert s["peers"]["optuna-tpe"].auto == 2.0 and s["peers"]["optuna-tpe"].peer == 5.0
