@@ -535,25 +535,52 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
     return "\n".join(lines)
 
 
-def value_axis(g: GroupStats) -> tuple[Callable[[np.ndarray], np.ndarray], str, str]:
-    """How a group's convergence curves are drawn: transform of the best-so-far values,
-    y label and y scale.
+def value_curves(g: GroupStats, method: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """What a group's convergence plot draws for ``method``: evaluations and, per seed, the
+    value the group is ranked by there, up to the fewest evaluations any seed reached; None
+    without cells.
 
-    Regret on a log scale where f_min is known; otherwise the best value itself (log scale
-    if every value is positive, else symlog), since regret from the lowest value reached
-    would send the winner's curve to zero and squash every other one.
+    Deterministic groups: the best value so far at every evaluation. Noisy groups: the
+    noise-free value of the recommendation at each checkpoint (:meth:`CellRun.value_at`),
+    not the luckiest draw.
     """
+    if g.noise is None:
+        if not g.curves.get(method):
+            return None
+        n = min(len(c) for c in g.curves[method])
+        return np.arange(1, n + 1), np.array([c[:n] for c in g.curves[method]])
+    runs = [r for r in g.runs.get(method, {}).values()
+            if r.true_trace is not None and len(r.true_trace)]
+    if not runs:
+        return None
+    reached = min(r.evaluations for r in runs)
+    x = np.unique(np.concatenate([r.true_trace[:, 0] for r in runs]))
+    x = x[(x <= reached) & (x >= max(r.true_trace[0, 0] for r in runs))].astype(int)
+    return x, np.array([[r.value_at(int(e)) for e in x] for r in runs])
+
+
+def value_axis(g: GroupStats) -> tuple[Callable[[np.ndarray], np.ndarray], str, str]:
+    """How a group's convergence curves (:func:`value_curves`) are drawn: transform of the
+    values, y label and y scale.
+
+    Regret on a log scale where f_min is known; otherwise the value itself (log scale if
+    every value is positive, else symlog), since regret from the lowest value reached would
+    send the winner's curve to zero and squash every other one.
+    """
+    value = ("best value" if g.noise is None
+             else "noise-free value of the recommendation")
     if g.f_min is not None:
         f_min = g.f_min
-        return (lambda y: np.maximum(y - f_min, 1e-12),
-                "best value − f_min (median, IQR)", "log")
-    curves = [c for per_method in g.curves.values() for c in per_method]
-    positive = bool(curves) and min(float(np.min(c)) for c in curves) > 0
-    return (lambda y: y), "best value (median, IQR)", "log" if positive else "symlog"
+        return (lambda y: np.maximum(y - f_min, 1e-12), f"{value} − f_min (median, IQR)", "log")
+    curves = [v for v in (value_curves(g, m) for m in sorted(set(g.curves) | set(g.runs)))
+              if v is not None]
+    positive = bool(curves) and min(float(np.nanmin(y)) for _, y in curves) > 0
+    return (lambda y: y), f"{value} (median, IQR)", "log" if positive else "symlog"
 
 
 def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
-    """Per group: convergence (median and IQR over seeds) and time per ask, one PNG each.
+    """Per group: convergence (median and IQR over seeds of :func:`value_curves`) and time
+    per ask, one PNG each.
 
     Written to ``plot_dir`` (default ``out/plots``) as ``<group>.png``; the value axis is
     :func:`value_axis`'s.
@@ -573,13 +600,13 @@ def plot_results(out: Path, plot_dir: Path | None = None) -> list[Path]:
         transform, ylabel, yscale = value_axis(g)
         for m in g.methods():
             style = "-" if m in ours() else ("--" if m in PEERS else ":")
-            if g.curves.get(m):
-                n = min(len(c) for c in g.curves[m])
-                y = transform(np.array([c[:n] for c in g.curves[m]]))
-                q1, med, q3 = np.percentile(y, [25, 50, 75], axis=0)
-                x = np.arange(1, n + 1)
-                ax_v.plot(x, med, style, color=colors[m], label=m, lw=1.8 if m in ours() else 1.2)
-                ax_v.fill_between(x, q1, q3, color=colors[m], alpha=0.15)
+            curves = value_curves(g, m)
+            if curves is not None:
+                x, y = curves
+                q1, med, q3 = np.percentile(transform(y), [25, 50, 75], axis=0)
+                ax_v.step(x, med, style, where="post", color=colors[m], label=m,
+                          lw=1.8 if m in ours() else 1.2)
+                ax_v.fill_between(x, q1, q3, step="post", color=colors[m], alpha=0.15)
             if g.times.get(m):
                 n = min(len(t) for t in g.times[m])
                 med_t = np.median(np.array([t[:n] for t in g.times[m]]), axis=0)

@@ -27,6 +27,7 @@ from hdbo_cli.cli import main
 from hdbo_cli.problems import make_problem
 from hdbo_cli.report import (
     REFERENCE_PEERS,
+    CellRun,
     GroupStats,
     _ask_tell_seconds,
     _fmt_pair,
@@ -34,6 +35,7 @@ from hdbo_cli.report import (
     markdown_report,
     targets,
     value_axis,
+    value_curves,
 )
 from hdbo_cli.tasks import TASKS
 from hdbo_engine.algorithms.baselines import RandomSearch
@@ -468,6 +470,29 @@ def test_value_axis_is_regret_where_f_min_is_known_and_the_value_where_it_is_not
     assert "f_min" not in label and scale == "log"
     unknown.curves["cobbo"] = [np.array([2.0, -1.0, -3.0])]
     assert value_axis(unknown)[2] == "symlog"
+
+
+def test_noisy_groups_plot_the_noise_free_value_of_the_recommendation() -> None:
+    g = GroupStats("noisy_lunar_lander", 12, 100, None, noise="fresh episode")
+    # lucky draws (-90, -95) that the recommendations' noise-free values (-20, -40) do not reach
+    g.runs["auto"][0] = CellRun(100, np.array([-50.0] * 25 + [-90.0] * 75),
+                                np.array([[25.0, -20.0], [50.0, -30.0], [75.0, -30.0],
+                                          [100.0, -40.0]]))
+    g.runs["auto"][1] = CellRun(60, np.array([-60.0] * 25 + [-95.0] * 35),
+                                np.array([[25.0, 10.0], [50.0, -10.0]]))
+    x, y = value_curves(g, "auto")
+    # up to seed 1's 60 evaluations, at the checkpoints; seed 1 keeps -10 until its end
+    np.testing.assert_array_equal(x, [25, 50])
+    np.testing.assert_array_equal(y, [[-20.0, -30.0], [10.0, -10.0]])
+    transform, label, scale = value_axis(g)
+    assert label == "noise-free value of the recommendation (median, IQR)"
+    assert scale == "symlog"
+    assert value_curves(g, "random") is None
+    plain = GroupStats("ackley", 2, 3, None)
+    plain.curves["random"] = [np.array([3.0, 2.0, 2.0]), np.array([4.0, 1.0])]
+    x, y = value_curves(plain, "random")  # up to the shorter curve
+    np.testing.assert_array_equal(x, [1, 2])
+    np.testing.assert_array_equal(y, [[3.0, 2.0], [4.0, 1.0]])
 
 
 def test_cli_errors_name_the_argument(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
