@@ -542,7 +542,7 @@ def value_curves(g: GroupStats, method: str) -> tuple[np.ndarray, np.ndarray] | 
 
     Deterministic groups: the best value so far at every evaluation. Noisy groups: the
     noise-free value of the recommendation at each checkpoint (:meth:`CellRun.value_at`),
-    not the luckiest draw.
+    not the luckiest draw; None where a seed stopped before another's first checkpoint.
     """
     if g.noise is None:
         if not g.curves.get(method):
@@ -556,6 +556,8 @@ def value_curves(g: GroupStats, method: str) -> tuple[np.ndarray, np.ndarray] | 
     reached = min(r.evaluations for r in runs)
     x = np.unique(np.concatenate([r.true_trace[:, 0] for r in runs]))
     x = x[(x <= reached) & (x >= max(r.true_trace[0, 0] for r in runs))].astype(int)
+    if not len(x):  # a seed stopped before another's first checkpoint
+        return None
     return x, np.array([[r.value_at(int(e)) for e in x] for r in runs])
 
 

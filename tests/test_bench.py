@@ -488,6 +488,8 @@ def test_noisy_groups_plot_the_noise_free_value_of_the_recommendation() -> None:
     assert label == "noise-free value of the recommendation (median, IQR)"
     assert scale == "symlog"
     assert value_curves(g, "random") is None
+    g.runs["auto"][2] = CellRun(20, np.full(20, -60.0), np.array([[20.0, 5.0]]))
+    assert value_curves(g, "auto") is None  # seed 2 stopped before the others' first checkpoint
     plain = GroupStats("ackley", 2, 3, None)
     plain.curves["random"] = [np.array([3.0, 2.0, 2.0]), np.array([4.0, 1.0])]
     x, y = value_curves(plain, "random")  # up to the shorter curve
