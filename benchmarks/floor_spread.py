@@ -131,11 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--groups", nargs="+", help="these groups only [every group]")
     parser.add_argument("--boot", type=int, default=5000, help="bootstrap resamples [5000]")
     args = parser.parse_args(argv)
-    rng = np.random.default_rng(0)
     for g in load_results(args.run):
         if args.groups and g.name not in args.groups:
             continue
-        s = spread(g, args.boot, rng)
+        s = spread(g, args.boot, np.random.default_rng(0))  # the same draws whatever is printed
         if s is None:
             continue
         stall = " ".join(f"{m} {v}" for m, v in s["stall"].items())
