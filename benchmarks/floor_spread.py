@@ -43,9 +43,8 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import mannwhitneyu, median_abs_deviation, norm
 
-from hdbo_cli.report import SINGLE_ALGORITHMS, GroupStats, load_results
+from hdbo_cli.report import FLOOR_PEERS, SINGLE_ALGORITHMS, GroupStats, load_results
 
-PEERS = ("random", "optuna-tpe")  # the peers Auto's floor must beat
 STALL_METHODS = ("auto", *SINGLE_ALGORITHMS, "optuna-tpe", "ng-cma")
 ALPHA, POWER = 0.05, 0.8  # the test that ``seeds_to_decide`` sizes
 
@@ -122,7 +121,7 @@ def spread(g: GroupStats, boot: int, rng: np.random.Generator) -> dict[str, obje
             "floor": floor, "margin": margin, "decide": seeds_to_decide(margin),
             "p": float(mannwhitneyu(auto, pooled, alternative="two-sided").pvalue),
             "P(meet)": meets / boot, "stall": stalls,
-            "peers": {peer: peer_spread(g, peer, boot, rng) for peer in PEERS}}
+            "peers": {peer: peer_spread(g, peer, boot, rng) for peer in FLOOR_PEERS}}
 
 
 def main(argv: list[str] | None = None) -> int:

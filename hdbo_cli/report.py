@@ -59,6 +59,7 @@ from .bench import PEERS, methods, ours
 
 REFERENCE_PEERS = ("random", *PEERS)  # what Auto must beat, where the suite lists them
 SINGLE_ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")  # Auto's floor: the median of these
+FLOOR_PEERS = ("random", "optuna-tpe")  # Auto's floor: a lower median than each of these
 
 
 @dataclass
@@ -304,7 +305,7 @@ def auto_floor(g: GroupStats) -> dict[str, bool | None]:
     :data:`SINGLE_ALGORITHMS`' medians (``"single algorithms"``), each at equal evaluations;
     None where a method's cells are missing."""
     floor: dict[str, bool | None] = {}
-    for other in ("random", "optuna-tpe"):
+    for other in FLOOR_PEERS:
         pair = g.medians_at_equal_evaluations(["auto", other])
         floor[other] = None if pair is None else pair["auto"] < pair[other]
     five = g.medians_at_equal_evaluations(["auto", *SINGLE_ALGORITHMS])
@@ -339,11 +340,10 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
     floors = {g.name: auto_floor(g) for g in groups if g.runs.get("auto")}
     floor = {}
     for m in ours():
-        compared = [g.medians_at_equal_evaluations([m, "random", "optuna-tpe"]) for g in groups]
+        compared = [g.medians_at_equal_evaluations([m, *FLOOR_PEERS]) for g in groups]
         judged = [c for c in compared if c is not None]
         if judged:
-            floor[m] = (sum(c[m] < min(c["random"], c["optuna-tpe"]) for c in judged),
-                        len(judged))
+            floor[m] = (sum(c[m] < min(c[p] for p in FLOOR_PEERS) for c in judged), len(judged))
     time_ratio = {}
     for m in ("auto", "msucb", "cobbo"):
         ratios = {g.name: g.time_ratio(m, "optuna-gp") for g in groups
