@@ -1,16 +1,18 @@
 """Proposals are bit-for-bit what they were when ``tests/data/proposal_hashes.json`` was recorded.
 
-Each of the six engine algorithms, in both presets, runs 60 asks (single asks, then one batch
-of three) on two fixed functions, a shifted sphere at D = 20 and a shifted Rastrigin-like
-function at D = 100, with ``budget=60``. The SHA-1 of every proposed point (its float64
-bytes) and its meta is compared with the recorded one, so any change of behaviour, however
-small, fails here. Refactors must keep these; a deliberate change of behaviour re-records
-them with ``HDBO_RECORD_HASHES=1 python -m pytest tests/test_behaviour_lock.py``.
+Each engine algorithm, in each preset, and Auto (deterministic, and told the objective is
+noisy so that its portfolio runs) makes 60 asks (single asks, then one batch of three) on
+two fixed functions, a shifted sphere at D = 20 and a shifted Rastrigin-like function at
+D = 100, with ``budget=60``. The SHA-1 of every proposed point (its float64 bytes) and its
+meta is compared with the recorded one, so any change of behaviour, however small, fails
+here. Refactors must keep these; a deliberate change of behaviour re-records them with
+``HDBO_RECORD_HASHES=1 python -m pytest tests/test_behaviour_lock.py``.
 
-The last bits of BLAS and NumPy's vector kernels differ between CPUs with and without
-AVX-512, and a run's proposals diverge from there, so the hashes are kept per instruction
-set (:func:`hdbo_cli.bench.vector_isa`). A deliberate change re-records them on each; on an
-instruction set with none recorded the test skips and says so.
+The last bits of NumPy's, OpenBLAS's, MKL's and PyTorch's vector kernels differ between
+CPUs (AVX2, AVX-512 and its extensions), and a run's proposals diverge from there. Each run
+therefore happens in a child process whose kernels are pinned to what every x86-64-v2 CPU
+has (:data:`PINNED_KERNELS`), so one recording holds on any such machine with the locked
+versions of ``constraints.txt``.
 """
 
 from __future__ import annotations
@@ -18,19 +20,34 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
-
-from hdbo_cli.bench import vector_isa
-from hdbo_engine import get_algorithm
 
 HASHES = Path(__file__).with_name("data") / "proposal_hashes.json"
-ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb", "gpucb", "random")
+ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb", "gpucb", "random", "auto", "auto-noisy")
 PRESETS = ("practical", "paper")
+SINGLE_PRESET = ("random", "auto", "auto-noisy")
 N_ASKS = 60
+
+# Environment of the child process: one thread, and every library's kernels held to the
+# instruction sets of x86-64-v2 (SSE4.2), whatever the CPU offers beyond them.
+PINNED_KERNELS = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_CORETYPE": "NEHALEM",  # NumPy's and SciPy's OpenBLAS
+    "OPENBLAS_L2_SIZE": "262144",
+    "MKL_CBWR": "COMPATIBLE",  # PyTorch's MKL: the same results on any x86-64 CPU
+    "ATEN_CPU_CAPABILITY": "default",  # PyTorch's own vectorised kernels
+    "ONEDNN_MAX_CPU_ISA": "SSE41",
+    # glibc's libm picks FMA and AVX variants of exp, log, pow, ... at load time
+    "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX,-AVX2,-FMA,-FMA4,-AVX512F",
+}
 
 
 def _sphere(x: np.ndarray) -> float:
@@ -45,40 +62,77 @@ def _rastrigin(x: np.ndarray) -> float:
 PROBLEMS = {"sphere20": (_sphere, 20), "rastrigin100": (_rastrigin, 100)}
 
 
-def _run_hash(algo: str, preset: str, problem: str) -> str:
-    if algo == "goucb":
-        pytest.importorskip("torch")
+def run_hash(algo: str, preset: str, problem: str) -> str:
+    """The SHA-1 of one run's proposals and metas (run in the pinned child process)."""
+    from hdbo_engine import get_algorithm
+
     func, dim = PROBLEMS[problem]
-    kwargs = {} if algo in ("random",) else {"preset": preset}
-    if algo == "random" and preset == "paper":
-        pytest.skip("random search has one configuration")
+    kwargs: dict = {} if algo in SINGLE_PRESET else {"preset": preset}
+    if algo == "auto-noisy":
+        algo, kwargs = "auto", {"noisy": True}
     h = hashlib.sha1()
-    with threadpool_limits(1):
-        opt = get_algorithm(algo)(dim, seed=3, budget=N_ASKS, **kwargs)
-        while opt.n_told < N_ASKS:
-            n = 3 if opt.n_told >= N_ASKS - 3 else 1
-            proposals = opt.ask(n)
-            for p in proposals:
-                h.update(np.ascontiguousarray(p.x, dtype=np.float64).tobytes())
-                h.update(json.dumps(p.meta, sort_keys=True, default=str).encode())
-            opt.tell(np.array([p.x for p in proposals]),
-                     [func(p.x) for p in proposals], [p.meta for p in proposals])
+    opt = get_algorithm(algo)(dim, seed=3, budget=N_ASKS, **kwargs)
+    while opt.n_told < N_ASKS:
+        n = 3 if opt.n_told >= N_ASKS - 3 else 1
+        proposals = opt.ask(n)
+        for p in proposals:
+            h.update(np.ascontiguousarray(p.x, dtype=np.float64).tobytes())
+            h.update(json.dumps(p.meta, sort_keys=True, default=str).encode())
+        opt.tell(np.array([p.x for p in proposals]),
+                 [func(p.x) for p in proposals], [p.meta for p in proposals])
     return h.hexdigest()
 
 
+def pinned_environment() -> dict[str, str]:
+    """This process's environment with :data:`PINNED_KERNELS` and NumPy's dispatch limited
+    to its baseline (``NPY_DISABLE_CPU_FEATURES`` lists every dispatch target)."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    env = dict(os.environ, **PINNED_KERNELS)
+    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(__cpu_dispatch__)
+    return env
+
+
+def _child_hash(algo: str, preset: str, problem: str) -> str:
+    done = subprocess.run([sys.executable, __file__, algo, preset, problem],
+                          env=pinned_environment(), capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
 CASES = [(a, p, q) for a in ALGORITHMS for p in PRESETS for q in PROBLEMS
-         if not (a == "random" and p == "paper")]
+         if not (a in SINGLE_PRESET and p == "paper")]
 
 
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
+                    reason="the hashes are recorded for x86-64 kernels")
 @pytest.mark.parametrize(("algo", "preset", "problem"), CASES)
 def test_proposals_are_unchanged(algo: str, preset: str, problem: str) -> None:
-    key, cpu = f"{algo}/{preset}/{problem}", vector_isa()
+    if algo in ("goucb", "auto", "auto-noisy"):
+        pytest.importorskip("torch")
+    key = f"{algo}/{preset}/{problem}"
+    got = _child_hash(algo, preset, problem)
     recorded = json.loads(HASHES.read_text()) if HASHES.exists() else {}
-    if os.environ.get("HDBO_RECORD_HASHES") != "1" and cpu not in recorded:
-        pytest.skip(f"no proposal hashes recorded for {cpu} (recorded: {sorted(recorded)})")
-    got = _run_hash(algo, preset, problem)
     if os.environ.get("HDBO_RECORD_HASHES") == "1":
-        recorded.setdefault(cpu, {})[key] = got
+        recorded[key] = got
         HASHES.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
         return
-    assert got == recorded[cpu][key], f"{key}: proposals differ from the run recorded on {cpu}"
+    assert key in recorded, f"{key}: no hash recorded (record with HDBO_RECORD_HASHES=1)"
+    assert got == recorded[key], f"{key}: proposals differ from the recorded run"
+
+
+def test_the_child_pins_numpy_to_its_baseline() -> None:
+    """NumPy in the child reports none of its dispatch targets as usable, and PyTorch (where
+    installed) runs its default kernels: the pins take effect."""
+    probe = ("from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__\n"
+             "print(sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f)))\n"
+             "try:\n import torch; print(torch.backends.cpu.get_cpu_capability())\n"
+             "except ImportError: print('DEFAULT')\n")
+    done = subprocess.run([sys.executable, "-c", probe], env=pinned_environment(),
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split("\n")[:2] == ["[]", "DEFAULT"]
+
+
+if __name__ == "__main__":
+    print(run_hash(*sys.argv[1:4]))

@@ -13,6 +13,7 @@ from hdbo_engine.algorithms.cobbo import (
     PairwiseDistances,
     backoff_tau,
     backoff_xi,
+    distinct_points,
     rbf_estimate,
     rbf_from_distances,
     relative_improvement,
@@ -241,18 +242,46 @@ def test_pairwise_distances_are_squared_euclidean_and_the_same_however_told():
 
 @pytest.mark.parametrize("duplicates", [False, True])
 def test_rbf_from_distances_is_scipys_interpolant(duplicates: bool):
-    """The system assembled from squared distances gives scipy's values, including the
-    smoothing retry that exact duplicates (a singular system) force."""
+    """The system assembled from squared distances gives scipy's values; exact repeats are
+    merged to their mean before either solves."""
     rng = np.random.default_rng(5)
     X = rng.random((40, 9))
     y = np.cos(4 * X).sum(1)
     if duplicates:
         X, y = np.vstack([X, X[:3]]), np.concatenate([y, y[:3] + 0.5])
-    Xq = rng.random((12, 9))
+    Xq = np.vstack([rng.random((12, 9)), X[:3]])
     expected, length = rbf_estimate(X, y, Xq)
     S = ((X[:, None] - X[None]) ** 2).sum(-1)
     Q2 = ((Xq[:, None] - X[None]) ** 2).sum(-1)
     np.testing.assert_allclose(rbf_from_distances(S, y, Q2, length), expected, rtol=1e-7)
+    # at the told points: their values, or a repeated point's mean (y + 0.25)
+    np.testing.assert_allclose(expected[12:], y[:3] + (0.25 if duplicates else 0.0), rtol=1e-6)
+
+
+def test_repeated_points_are_merged_to_their_mean_by_hand():
+    """X = (0, 1, 1) in 1-D with values (1, 2, 4): the repeated point carries the mean 3. The
+    length scale is (1 / 3) ** 1 (one edge of length 1, three points), so epsilon = 3 and
+    K = -[[1, sqrt(10)], [sqrt(10), 1]]; K c = (1, 3) gives c = ((1 - 3 sqrt(10)) / 9,
+    (3 - sqrt(10)) / 9), and at x = 0.5 both kernel entries are -sqrt(3.25): the estimate is
+    4 sqrt(3.25) (sqrt(10) - 1) / 9 = 1.7325..., inside the data's range. Both solvers give
+    these values, whatever SciPy does with a singular system."""
+    X, y = np.array([[0.0], [1.0], [1.0]]), np.array([1.0, 2.0, 4.0])
+    Xq = np.array([[0.0], [1.0], [0.5]])
+    expected = [1.0, 3.0, 4.0 * np.sqrt(3.25) * (np.sqrt(10.0) - 1.0) / 9.0]
+    values, length = rbf_estimate(X, y, Xq)
+    assert length == pytest.approx(1.0 / 3.0)
+    np.testing.assert_allclose(values, expected, rtol=1e-10)
+    S = ((X[:, None] - X[None]) ** 2).sum(-1)
+    Q2 = ((Xq[:, None] - X[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(rbf_from_distances(S, y, Q2, length), expected, rtol=1e-10)
+
+
+def test_distinct_points_keeps_the_first_of_each_repeat_with_the_mean():
+    """Points 0 and 2 repeat (values 1 and 5), 3 repeats 1 (values 2 and 8): kept 0, 1, 4
+    with values 3, 5 and 7."""
+    keep, values = distinct_points(np.array([0, 1, 0, 1, 4]), np.array([1.0, 2, 5, 8, 7]))
+    np.testing.assert_array_equal(keep, [0, 1, 4])
+    np.testing.assert_allclose(values, [3.0, 5.0, 7.0])
 
 
 def test_rbf_from_distances_of_one_and_two_told_points_by_hand():

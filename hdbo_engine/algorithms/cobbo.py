@@ -92,6 +92,7 @@ BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
 _BLOCK_STREAM = 104_729  # separates block draws from the ask streams
 _ESCAPE_STREAM = 130_363  # separates escape sampling from the ask streams
 _SMOOTH_STEP, _SMOOTH_TRIES = 0.02, 10  # App. B smoothing fallback
+_RESIDUAL_RTOL = 1e-6  # a stage-1 solve further than this from the told values has failed
 # Above this many columns stage 1 is assembled from squared distances cached as points are
 # told (:class:`PairwiseDistances`, :func:`rbf_from_distances`); up to it scipy's
 # RBFInterpolator builds the same interpolant, bit for bit as in earlier versions
@@ -146,12 +147,30 @@ def rbf_length(X: np.ndarray) -> float:
     return float(np.exp((np.log(edges).sum() - math.log(len(X))) / edges.size))
 
 
+def distinct_points(first: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The told points an interpolant can pass through. ``first[i]`` is the index of the
+    earliest point equal to point ``i`` (``i`` itself when none is): the first point of each
+    group of repeats is kept, in told order, with the group's mean value. Returns the kept
+    indices and their values (``y`` itself when no point repeats)."""
+    keep = np.flatnonzero(first == np.arange(len(y)))
+    if len(keep) == len(y):
+        return keep, y
+    slot = np.searchsorted(keep, first)
+    return keep, np.bincount(slot, weights=y) / np.bincount(slot)
+
+
 def rbf_estimate(X: np.ndarray, y: np.ndarray, Xq: np.ndarray) -> tuple[np.ndarray, float]:
     """Stage-1 estimate at ``Xq``: multiquadric RBF interpolant of (X, y) (module docstring).
 
-    Returns the estimates and the RBF length scale (:func:`rbf_length`).
+    Repeated points are merged first (:func:`distinct_points`), so the system is regular by
+    construction; a solve whose interpolant misses a told value by more than
+    ``_RESIDUAL_RTOL`` of the values' scale (ill-conditioning) counts as failed and moves to
+    the smoothing retry. Returns the estimates and the RBF length scale (:func:`rbf_length`).
     """
     length = rbf_length(X)
+    _, first_index, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    keep, y = distinct_points(first_index[group.ravel()], y)
+    X = X[keep]
     if len(X) == 1:
         return np.full(len(Xq), y[0]), length
     smoothing = 0.0
@@ -163,13 +182,19 @@ def rbf_estimate(X: np.ndarray, y: np.ndarray, Xq: np.ndarray) -> tuple[np.ndarr
                 interp = RBFInterpolator(X, y, kernel="multiquadric", epsilon=1.0 / length,
                                          smoothing=smoothing, degree=-1)
                 values = interp(Xq)
-            if np.all(np.isfinite(values)):
+            if np.all(np.isfinite(values)) and (smoothing > 0 or _reproduces(interp(X), y)):
                 return values, length
         except (LinAlgError, LinAlgWarning, ValueError):
             pass
         smoothing += _SMOOTH_STEP
     d2 = ((Xq**2).sum(1)[:, None] + (X**2).sum(1)[None, :] - 2.0 * Xq @ X.T)
     return y[np.argmin(d2, axis=1)], length
+
+
+def _reproduces(fitted: np.ndarray, y: np.ndarray) -> bool:
+    """Whether a solve's values at the told points are the told values (a residual check)."""
+    scale = max(float(np.max(np.abs(y))), 1e-300)
+    return bool(np.max(np.abs(fitted - y)) <= _RESIDUAL_RTOL * scale)
 
 
 def _multiquadric(d2: np.ndarray, epsilon: float) -> np.ndarray:
@@ -183,9 +208,11 @@ def rbf_from_distances(S: np.ndarray, y: np.ndarray, Q2: np.ndarray,
 
     ``S`` (n, n) between the told points, ``Q2`` (m, n) from the queries to them, ``length``
     the RBF length scale: the system ``K(S) c = y`` that scipy's ``RBFInterpolator`` solves
-    (LAPACK ``gesv``, no polynomial), with the same smoothing retries and nearest-point
-    fallback.
+    (LAPACK ``gesv``, no polynomial), with the same merging of repeated points, residual
+    check, smoothing retries and nearest-point fallback.
     """
+    keep, y = distinct_points(np.argmax(S == 0.0, axis=1), y)  # the diagonal is 0
+    S, Q2 = S[np.ix_(keep, keep)], Q2[:, keep]
     if len(y) == 1:
         return np.full(len(Q2), y[0])
     epsilon = 1.0 / length
@@ -193,8 +220,8 @@ def rbf_from_distances(S: np.ndarray, y: np.ndarray, Q2: np.ndarray,
     for _ in range(_SMOOTH_TRIES + 1):
         K = _multiquadric(S, epsilon)
         K[np.diag_indices_from(K)] += smoothing
-        _, _, coeffs, info = dgesv(K, y, overwrite_a=True)
-        if info == 0:
+        _, _, coeffs, info = dgesv(K, y)
+        if info == 0 and _reproduces(K @ coeffs, y):
             values = _multiquadric(Q2, epsilon) @ coeffs
             if np.all(np.isfinite(values)):
                 return values
