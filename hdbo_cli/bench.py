@@ -27,7 +27,7 @@ memory reported for a cell is that cell's alone. Output layout under ``OUT``::
     command.txt                     the commands that ran cells here, one per line
     cells/<group>/<method>/seed<k>.csv    evaluation, value, best_so_far, ask_s, tell_s,
                                           ask_cpu_s, tell_cpu_s
-    cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine;
+    cells/<group>/<method>/seed<k>.json   status, totals, peak memory, machine, versions;
                                           noisy problems: final_true_value, true_trace
 
 A cell is finished when its JSON exists; re-running the same command skips
@@ -513,7 +513,25 @@ def machine_info() -> dict[str, Any]:
     except (OSError, StopIteration):
         mem_kib = 0
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kib / 2**20, 1),
-            "python": platform.python_version(), "platform": platform.platform()}
+            "python": platform.python_version(), "platform": platform.platform(),
+            "vector_isa": vector_isa()}
+
+
+# The libraries whose versions decide a cell's numbers, recorded with each cell.
+VERSIONED = ("hdbo", "numpy", "scipy", "torch", "optuna", "nevergrad", "botorch")
+
+
+def library_versions() -> dict[str, str | None]:
+    """The installed version of each of :data:`VERSIONED` (None where not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {}
+    for name in VERSIONED:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
 
 
 def vector_isa() -> str:
@@ -605,6 +623,7 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
                    "true_trace": true_trace, "recommend_cpu_s": recommend_cpu}),
                **({} if constrained is None else constrained.summary()),
                "machine": machine_info(),
+               "versions": library_versions(),
                "load_average_1min": os.getloadavg()[0],
                "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
     tmp = json_path.with_suffix(".json.tmp")

@@ -94,12 +94,18 @@ def _check_storage(url: str) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     with _user_errors():
         make_problem(args.problem, args.dim)  # e.g. hartmann6 needs --dim >= 6
+    if args.frontend != "optuna":
+        for option, given in (("--storage", args.storage is not None),
+                              ("--study-name", args.study_name is not None),
+                              ("--workers", args.workers != 1)):
+            if given:
+                raise UsageError(f"{option}: only with --frontend optuna")
+    if args.storage is not None:
+        _check_storage(args.storage)
     out = _make_dir(Path(args.out), "--out")
     if args.frontend == "optuna":
         from .optuna_run import run_optuna
 
-        if args.storage is not None:
-            _check_storage(args.storage)
         with _user_errors():  # run_optuna raises ValueError for bad arguments only
             return run_optuna(args)
     with tqdm(total=args.budget, desc=f"{args.algo} {args.problem}-{args.dim}D",

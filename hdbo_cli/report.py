@@ -217,6 +217,22 @@ def _listed_methods(out: Path) -> dict[str, list[str]]:
     return dict(listed)
 
 
+def _versions_lines(cell_files: list[Path]) -> list[str]:
+    """One line per set of library versions the cells were made with, and a warning when
+    the tables mix several (cells from before versions were recorded count as one set)."""
+    sets: dict[str, int] = {}
+    for path in cell_files:
+        versions = json.loads(path.read_text()).get("versions")
+        key = ("not recorded" if versions is None else
+               ", ".join(f"{k} {v}" for k, v in versions.items() if v is not None))
+        sets[key] = sets.get(key, 0) + 1
+    lines = [f"Versions ({n} cells): {key}" for key, n in sorted(sets.items())]
+    if len(sets) > 1:
+        lines.append(f"\n**These tables mix {len(sets)} sets of library versions** (above): "
+                     "a difference between methods may come from the versions.")
+    return lines
+
+
 def _header(csv_path: Path) -> str:
     """First line of a cell CSV (its column names), without reading the rest."""
     with open(csv_path) as fh:
@@ -456,8 +472,10 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
              "command resumes the rest).", ""]
     for mach in sorted(machines):
         info = json.loads(mach)
-        lines.append(f"Machine: {info['cpu']}, {info['cores']} cores, {info['memory_gib']} GiB, "
-                     f"Python {info['python']} ({info['platform']})")
+        isa = f", {info['vector_isa']}" if "vector_isa" in info else ""
+        lines.append(f"Machine: {info['cpu']}{isa}, {info['cores']} cores, "
+                     f"{info['memory_gib']} GiB, Python {info['python']} ({info['platform']})")
+    lines += _versions_lines(cell_files)
     loads = [json.loads(p.read_text()).get("load_average_1min") for p in cell_files]
     known = [v for v in loads if v is not None]
     if known:

@@ -97,6 +97,7 @@ order (before ``_on_tell``), so its state is a function of the history.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -295,10 +296,19 @@ class Optimizer(InitialDesign, ABC):
 
     def recommend(self) -> np.ndarray | None:
         """The told point this optimizer recommends as its answer (unit cube), or None
-        before any finite value: the point of :attr:`best` unless an algorithm overrides it
-        (for noisy objectives, a point chosen by the model rather than the luckiest draw)."""
-        best = self.best
+        before any finite value (with a warning once values were told): the point of
+        :attr:`best` unless an algorithm overrides it (for noisy objectives, a point chosen
+        by the model rather than the luckiest draw)."""
+        best = self.recommendable_best()
         return None if best is None else best[0]
+
+    def recommendable_best(self) -> tuple[np.ndarray, float] | None:
+        """:attr:`best`, warning when it is None although values were told (all failures)."""
+        best = self.best
+        if best is None and self.n_told:
+            warnings.warn(f"recommend: none of the {self.n_told} told values is finite, so "
+                          "there is no point to recommend (None)", RuntimeWarning, stacklevel=3)
+        return best
 
     def model_data(self) -> tuple[np.ndarray, np.ndarray]:
         """Told points and :attr:`model_values` for the surrogate, failures imputed (module

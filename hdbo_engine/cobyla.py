@@ -39,8 +39,10 @@ def _solve(x0: np.ndarray, rhobeg: float, max_evals: int, asks: queue.Queue,
         return value
 
     try:
+        # COBYLA takes at least D + 2 evaluations and raises a smaller cap itself, warning
         minimize(objective, x0, method="COBYLA", bounds=[(0.0, 1.0)] * len(x0),
-                 options={"rhobeg": rhobeg, "maxiter": max_evals, "tol": TOL})
+                 options={"rhobeg": rhobeg, "maxiter": max(max_evals, len(x0) + 2),
+                          "tol": TOL})
     except _Stop:
         return
     except BaseException:
@@ -53,7 +55,8 @@ class AskTellCobyla:
     """COBYLA from ``x0`` in the unit cube, asked one point at a time.
 
     ``point`` is the point the solver waits on (its first is ``x0``), None once the run has
-    ended (trust-region radius at :data:`TOL`, or ``max_evals`` values told); :meth:`tell`
+    ended (trust-region radius at :data:`TOL`, or ``max(max_evals, D + 2)`` values told, COBYLA's
+    least); :meth:`tell`
     gives that point's value and moves ``point`` on.
     """
 

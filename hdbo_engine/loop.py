@@ -118,7 +118,12 @@ def minimize(
         values = opt.space.decode(x)[0]
         if constraints is not None:
             told["constraints"] = constraints(values)
-        return float(func(values))
+        value = func(values)
+        try:
+            return float(value)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"func: expected the objective to return a real number, got "
+                            f"{value!r:.80} at {values!r:.200}") from err
 
     def ask() -> tuple[np.ndarray, Any]:
         (proposal,) = opt.ask()

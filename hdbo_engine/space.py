@@ -26,7 +26,16 @@ from typing import Any
 
 import numpy as np
 
+from .util import is_number
+
 __all__ = ["Real", "Integer", "Categorical", "Dimension", "Space"]
+
+
+def _bound(kind: str, arg: str, value: object) -> float:
+    """``value`` as a float, or TypeError naming ``kind``'s argument ``arg``."""
+    if not is_number(value):
+        raise TypeError(f"{kind}: {arg} must be a real number, got {value!r:.80}")
+    return float(value)  # type: ignore[arg-type]
 
 
 def _check_bounds(kind: str, low: float, high: float, log: bool) -> None:
@@ -79,7 +88,7 @@ class Real(_Scalar):
     """Continuous parameter in ``[low, high]`` (log-uniform scale if ``log``)."""
 
     def __init__(self, low: float, high: float, log: bool = False) -> None:
-        low, high = float(low), float(high)
+        low, high = _bound("Real", "low", low), _bound("Real", "high", high)
         _check_bounds("Real", low, high, log)
         self.low, self.high, self.log = low, high, log
         super().__init__(low, high, log)
@@ -104,7 +113,9 @@ class Integer(_Scalar):
     """Integer parameter in ``[low, high]``, relaxed to equal-width bins."""
 
     def __init__(self, low: int, high: int, log: bool = False) -> None:
-        if int(low) != low or int(high) != high:
+        _bound("Integer", "low", low), _bound("Integer", "high", high)
+        if not (math.isfinite(low) and math.isfinite(high)) or int(low) != low or \
+                int(high) != high:
             raise ValueError(f"Integer: low and high must be whole numbers, got {low}, {high}")
         low, high = int(low), int(high)
         _check_bounds("Integer", low, high, log)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -52,6 +53,20 @@ def test_ask_tell_cobyla_refuses_a_non_finite_value():
     run = AskTellCobyla(np.full(2, 0.5), rhobeg=0.1, max_evals=50)
     with pytest.raises(ValueError, match="value"):
         run.tell(float("nan"))
+
+
+def test_ask_tell_cobyla_below_its_least_budget_runs_d_plus_2_points_without_a_warning():
+    """COBYLA needs D + 2 evaluations; a smaller cap is raised to that silently (SciPy would
+    raise it too, with a UserWarning the user did not cause)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = AskTellCobyla(np.full(10, 0.5), rhobeg=0.1, max_evals=3)
+        n = 0
+        while run.point is not None:
+            run.tell(_bowl(run.point))
+            n += 1
+    assert n == 12
+    assert not caught, [str(w.message) for w in caught]
 
 
 def _run_auto(opt: Auto, objective, n: int) -> None:

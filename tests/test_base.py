@@ -286,3 +286,21 @@ def test_finite_space_is_enumerated_without_repeats(name):
         seen.append(tuple(space.decode(p.x)[0]))
         opt.tell(p.x, float(len(seen) % 5))
     assert len(set(seen)) == 12
+
+
+def test_an_objective_returning_no_number_is_an_error_naming_func():
+    with pytest.raises(TypeError, match=r"func: expected the objective to return a real number, "
+                                        r"got None at \["):
+        minimize(lambda p: None, Space([Real(0.0, 1.0)] * 2), algorithm="random", budget=3,
+                 seed=0)
+
+
+@pytest.mark.parametrize("algo", ["random", "auto"])
+def test_recommend_warns_when_no_told_value_is_finite(algo):
+    opt = get_algorithm(algo)(3, seed=0)
+    assert opt.recommend() is None  # nothing told: nothing to say
+    for _ in range(2):
+        (p,) = opt.ask()
+        opt.tell(p.x, float("nan"), p.meta)
+    with pytest.warns(RuntimeWarning, match="none of the 2 told values is finite"):
+        assert opt.recommend() is None

@@ -258,6 +258,34 @@ def test_cell_records_the_problem_instance_of_its_seed(tmp_path: Path) -> None:
     assert recorded["problem_info"]["optimum"] == optima[1]
 
 
+def test_cell_records_the_library_versions_and_instruction_set(tmp_path: Path) -> None:
+    import scipy
+
+    run_cell(Cell("shifted_levy", 5, 3, "random", 0), tmp_path)
+    recorded = json.loads(Cell("shifted_levy", 5, 3, "random", 0).paths(tmp_path)[1].read_text())
+    assert recorded["versions"]["numpy"] == np.__version__
+    assert recorded["versions"]["scipy"] == scipy.__version__
+    assert set(recorded["versions"]) == {"hdbo", "numpy", "scipy", "torch", "optuna",
+                                         "nevergrad", "botorch"}
+    assert recorded["machine"]["vector_isa"]
+
+
+def test_report_says_when_its_tables_mix_library_versions(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write_suite(out, {"ackley": ["random", "auto"]})
+    for s in range(3):
+        _write_cell(out, "ackley", "auto", s, AUTO[s])
+        _write_cell(out, "ackley", "random", s, RANDOM[s])
+    single = markdown_report(out)
+    assert "Versions (6 cells): not recorded" in single and "mix" not in single
+    path = Cell("ackley", 2, 4, "random", 0).paths(out)[1]
+    cell = json.loads(path.read_text())
+    path.write_text(json.dumps({**cell, "versions": {"numpy": "2.4.6", "torch": None}}))
+    mixed = markdown_report(out)
+    assert "Versions (1 cells): numpy 2.4.6" in mixed
+    assert "**These tables mix 2 sets of library versions**" in mixed
+
+
 def test_a_group_time_limit_overrides_the_suites(tmp_path: Path) -> None:
     path = write_suite(tmp_path, extra="cell_time_limit_s = 600")
     path.write_text(path.read_text() + "cell_time_limit_s = 1e-9\n")

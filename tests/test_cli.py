@@ -63,8 +63,11 @@ def _not_a_folder(tmp_path) -> str:
     (["run", "--workers", "0"], "--workers"),
     (["run", "--out", "NOT_A_FOLDER"], "--out"),
     (["run", "--frontend", "optuna", "--storage", "nosuch.db", "--out", "TMP"], "--storage"),
-    (["run", "--frontend", "optuna", "--storage", "sqlite:///NOT_A_FOLDER/x.db", "--out", "TMP"],
+    (["run", "--frontend", "optuna", "--storage", "sqlite:///NOT_A_FOLDER/x.db", "--out", "TMP/r"],
      "--storage"),
+    (["run", "--storage", "sqlite:///TMP/x.db", "--out", "TMP/r"], "--storage"),
+    (["run", "--study-name", "s", "--out", "TMP/r"], "--study-name"),
+    (["run", "--workers", "2", "--out", "TMP/r"], "--workers"),
     (["demo", "--budget", "0"], "--budget"),
     (["demo", "--seeds", "0"], "--seeds"),
     (["demo", "--out", "NOT_A_FOLDER"], "--out"),
@@ -93,7 +96,8 @@ def test_each_user_error_is_one_line_naming_the_option(argv, option, tmp_path, c
     assert captured.out == ""
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("hdbo") and option in lines[0], captured.err
-    assert not (tmp_path / "b").exists()  # nothing was created for a refused bench run
+    assert not (tmp_path / "b").exists()  # nothing was created for a refused run
+    assert not (tmp_path / "r").exists() and not (tmp_path / "x.db").exists()
 
 
 def test_help_gives_every_option_a_sentence_and_its_default():

@@ -79,6 +79,16 @@ def test_invalid_dimensions_raise_clear_errors(factory, match):
         factory()
 
 
+@pytest.mark.parametrize("factory, match", [
+    (lambda: Real("a", 1.0), "Real: low must be a real number, got 'a'"),
+    (lambda: Real(0.0, None), "Real: high must be a real number, got None"),
+    (lambda: Integer(0, "8"), "Integer: high must be a real number, got '8'"),
+])
+def test_bounds_of_the_wrong_type_name_the_argument(factory, match):
+    with pytest.raises(TypeError, match=match):
+        factory()
+
+
 def test_encode_errors_name_the_parameter():
     space = Space([Real(0, 1), Categorical(["x", "y"])], names=["lr", "opt"])
     with pytest.raises(ValueError, match="'lr'.*outside"):

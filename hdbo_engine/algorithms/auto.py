@@ -245,7 +245,7 @@ class Auto(Optimizer):
 
     def recommend(self) -> np.ndarray | None:
         """The told point to report as the answer (module docstring, "Recommendation")."""
-        best = self.best
+        best = self.recommendable_best()
         noisy = self.noisy if self.noisy is not None else bool(self.noise_observed())
         if best is None or not noisy:
             return None if best is None else best[0]
