@@ -10,8 +10,8 @@ here. Refactors must keep these; a deliberate change of behaviour re-records the
 
 The last bits of NumPy's, OpenBLAS's, MKL's and PyTorch's vector kernels differ between
 CPUs (AVX2, AVX-512 and its extensions), and a run's proposals diverge from there. Each run
-therefore happens in a child process whose kernels are pinned to what every x86-64-v2 CPU
-has (:data:`PINNED_KERNELS`), so one recording holds on any such machine with the locked
+therefore happens in a child process whose kernels are held to what every x86-64-v2 CPU
+has (:mod:`hdbo_cli.kernels`), so one recording holds on any such machine with the locked
 versions of ``constraints.txt``.
 """
 
@@ -28,27 +28,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hdbo_cli.kernels import pinned_environment
+
 HASHES = Path(__file__).with_name("data") / "proposal_hashes.json"
 ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb", "gpucb", "random", "auto", "auto-noisy")
 PRESETS = ("practical", "paper")
 SINGLE_PRESET = ("random", "auto", "auto-noisy")
 N_ASKS = 60
-
-# Environment of the child process: one thread, and every library's kernels held to the
-# instruction sets of x86-64-v2 (SSE4.2), whatever the CPU offers beyond them.
-PINNED_KERNELS = {
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "OPENBLAS_CORETYPE": "NEHALEM",  # NumPy's and SciPy's OpenBLAS
-    "OPENBLAS_L2_SIZE": "262144",
-    "MKL_CBWR": "COMPATIBLE",  # PyTorch's MKL: the same results on any x86-64 CPU
-    "ATEN_CPU_CAPABILITY": "default",  # PyTorch's own vectorised kernels
-    "ONEDNN_MAX_CPU_ISA": "SSE41",
-    # glibc's libm picks FMA and AVX variants of exp, log, pow, ... at load time
-    "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX,-AVX2,-FMA,-FMA4,-AVX512F",
-}
-
 
 def _sphere(x: np.ndarray) -> float:
     return float(np.sum((x - 0.31) ** 2))
@@ -81,16 +67,6 @@ def run_hash(algo: str, preset: str, problem: str) -> str:
         opt.tell(np.array([p.x for p in proposals]),
                  [func(p.x) for p in proposals], [p.meta for p in proposals])
     return h.hexdigest()
-
-
-def pinned_environment() -> dict[str, str]:
-    """This process's environment with :data:`PINNED_KERNELS` and NumPy's dispatch limited
-    to its baseline (``NPY_DISABLE_CPU_FEATURES`` lists every dispatch target)."""
-    from numpy._core._multiarray_umath import __cpu_dispatch__
-
-    env = dict(os.environ, **PINNED_KERNELS)
-    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(__cpu_dispatch__)
-    return env
 
 
 def _child_hash(algo: str, preset: str, problem: str) -> str:
@@ -128,10 +104,11 @@ def test_the_child_pins_numpy_to_its_baseline() -> None:
     probe = ("from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__\n"
              "print(sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f)))\n"
              "try:\n import torch; print(torch.backends.cpu.get_cpu_capability())\n"
-             "except ImportError: print('DEFAULT')\n")
+             "except ImportError: print('DEFAULT')\n"
+             "from hdbo_cli.kernels import kernels_pinned; print(kernels_pinned())\n")
     done = subprocess.run([sys.executable, "-c", probe], env=pinned_environment(),
                           capture_output=True, text=True, timeout=120, check=True)
-    assert done.stdout.split("\n")[:2] == ["[]", "DEFAULT"]
+    assert done.stdout.split("\n")[:3] == ["[]", "DEFAULT", "True"]
 
 
 if __name__ == "__main__":

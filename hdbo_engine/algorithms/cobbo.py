@@ -50,6 +50,7 @@ Departures from the paper, one line each; the section of ``docs/algorithms/cobbo
 that gives the reason and the measurement is in brackets:
 
 * The RBF length scale is legacy ``Rbf``'s average node distance [#rbf-length-scale].
+* Repeated points are merged to their mean before the RBF solve [#repeated-points].
 * Virtual points get an extra noise variance in stage 2 [#virtual-points-variance].
 * At most ``max_gp_points`` points, nearest the pivot, in the stage-2 GP [#stage-2-data-cap].
 * The acquisition box is a cube of half-width ``local_radius`` [#local-acquisition-box].
