@@ -1,6 +1,9 @@
 import argparse
 import csv
 import json
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +118,18 @@ def test_help_gives_every_option_a_sentence_and_its_default():
     run_help = " ".join(commands.choices["run"].format_help().split())
     for default in ("(default: 100)", "(default: 200)", "(default: 0)", "(default: hdbo_runs/run)"):
         assert default in run_help
+
+
+@pytest.mark.slow
+def test_demo_prints_the_readme_table() -> None:
+    """``hdbo demo`` as a user runs it (kernels pinned by a restart) prints the value columns
+    of the table in the README's Results, digit for digit (two CPU minutes)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    table = readme[readme.index("  method                 median best"):]
+    expected = [line.split("]")[0].split() for line in table.splitlines()[1:5]]
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(["hdbo", "demo", "--quiet", "--out", out], capture_output=True,
+                              text=True, timeout=1200, check=True)
+    printed = [line.split("]")[0].split() for line in done.stdout.splitlines()
+               if line.split()[:1] in (["auto"], ["optuna-tpe"], ["optuna-gp"], ["random"])]
+    assert printed == expected
