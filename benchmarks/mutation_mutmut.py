@@ -63,10 +63,14 @@ SCOPE: dict[str, list[str]] = {
                                                "_kernel_matrix bkb_beta"),
     "goucb": _methods("algorithms.goucb", "GOUCB",
                       "_propose _sync beta _select _ucb _region _candidates _joint_ascent"),
-    "auto": _methods("algorithms.auto", "Auto",
-                     "ask _propose recommend noise_observed _replicate _outcomes cei_radius _cei "
-                     "flat_design es_state _es _arm records _choice_rng _choose _sync")
-    + _functions("algorithms.auto", "default_members"),
+    "auto": _methods("algorithms.auto.portfolio", "Auto",
+                     "ask _propose recommend noise_observed records _choice_rng choose")
+    + _functions("algorithms.auto.arm", "outcomes")
+    + _functions("algorithms.auto.noise", "noise_observed is_noisy replicate recommend")
+    + _methods("algorithms.auto.constrained_ei", "ConstrainedEIArm", "eligible radius make")
+    + _methods("algorithms.auto.evolution", "EvolutionArm", "eligible state make")
+    + _methods("algorithms.auto.members", "MemberArm", "sync ask propose")
+    + _functions("algorithms.auto.members", "default_members"),
 }
 EXCLUDED_STATUSES = ("not checked", "skipped")
 # --sampled runs only the mutants whose number is a multiple of this (the larger modules on

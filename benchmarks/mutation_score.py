@@ -33,7 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("hdbo_engine", "hdbo_cli", "hdbo_adapters", "tests", "pyproject.toml")
 MODEL_PHASE = "tests/test_model_phase_algorithms.py"
-AUTO = "hdbo_engine/algorithms/auto.py"
+AUTO = "hdbo_engine/algorithms/auto/portfolio.py"
+AUTO_ARM = "hdbo_engine/algorithms/auto/arm.py"
+AUTO_NOISE = "hdbo_engine/algorithms/auto/noise.py"
+AUTO_CEI = "hdbo_engine/algorithms/auto/constrained_ei.py"
+AUTO_ES = "hdbo_engine/algorithms/auto/evolution.py"
+AUTO_MEMBERS = "hdbo_engine/algorithms/auto/members.py"
+AUTO_COBYLA = "hdbo_engine/algorithms/auto/cobyla.py"
 AUTO_TESTS = ("tests/test_auto.py", "tests/test_constraints.py")
 COBYLA_TESTS = ("tests/test_auto_cobyla.py", "tests/test_design.py")
 
@@ -124,49 +130,52 @@ MUTANTS = (
     Mutant("auto-beta-swapped", "Auto draws Beta(1 + failures, 1 + successes)",
            AUTO, (("rng.beta(1 + s, 1 + f)", "rng.beta(1 + f, 1 + s)"),), AUTO_TESTS),
     Mutant("auto-window-ignored", "Auto's records keep every told proposal, not the last window",
-           AUTO, (("outcomes.get(n, [])[-self.window:]", "outcomes.get(n, [])"),), AUTO_TESTS),
+           AUTO, (("found.get(n, [])[-window:]", "found.get(n, [])"),), AUTO_TESTS),
     Mutant("auto-success-vs-last", "a success beats the previous value instead of the best",
-           AUTO, (("                best = min(best, float(y))\n        return outcomes",
-                   "                best = float(y)\n        return outcomes"),), AUTO_TESTS),
+           AUTO_ARM, (("            best = min(best, float(y))\n    return found",
+                       "            best = float(y)\n    return found"),), AUTO_TESTS),
     Mutant("auto-recommend-optimistic", "the noisy recommendation minimises mu - 1.28 sigma",
-           AUTO, (("quantile = mean + ndtri(RECOMMEND_QUANTILE)",
+           AUTO_NOISE, (("quantile = mean + ndtri(RECOMMEND_QUANTILE)",
                    "quantile = mean - ndtri(RECOMMEND_QUANTILE)"),), AUTO_TESTS),
     Mutant("auto-replicate-never-differs", "a replicate never shows noise",
-           AUTO, (("differs = not np.isclose(y, self._y[i], rtol=1e-9, atol=0.0)",
+           AUTO_NOISE, (("differs = not np.isclose(y, opt._y[i], rtol=1e-9, atol=0.0)",
                    "differs = False"),), AUTO_TESTS),
     Mutant("auto-replicate-wrong-point", "the replicate repeats the design's last point",
-           AUTO, (("i = int(design[best_index(y, None if self._c is None else self._c[design])])",
-                   "i = int(design[-1])"),), AUTO_TESTS),
+           AUTO_NOISE,
+           (("i = int(design[best_index(y, None if opt._c is None else opt._c[design])])",
+             "i = int(design[-1])"),), AUTO_TESTS),
     Mutant("auto-replicate-threshold-inverted", "a replicate follows a smooth design",
-           AUTO, (("params.noise_var < NOISY_VAR:", "params.noise_var >= NOISY_VAR:"),),
+           AUTO_NOISE, (("params.noise_var < NOISY_VAR:", "params.noise_var >= NOISY_VAR:"),),
            AUTO_TESTS),
     Mutant("auto-cei-never-shrinks", "the constrained-EI box never halves",
-           AUTO, (("radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0",
+           AUTO_CEI, (("radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0",
                    "radius, failures = radius, 0"),), AUTO_TESTS),
     Mutant("auto-es-rule-inverted", "the evolution strategy's step grows on a failure",
-           AUTO, (("min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN",
+           AUTO_ES, (("min(sigma * ES_UP, ES_MAX_SIGMA) if success else sigma * ES_DOWN",
                    "min(sigma * ES_UP, ES_MAX_SIGMA) if not success else sigma * ES_DOWN"),),
            AUTO_TESTS),
     Mutant("auto-es-restart-at-incumbent", "the evolution strategy restarts at the incumbent",
-           AUTO, (("if state.restarts and state.parent is None:", "if False:"),), AUTO_TESTS),
+           AUTO_ES, (("if state.restarts and state.parent is None:", "if False:"),),
+           AUTO_TESTS),
     Mutant("auto-others-told-as-own", "a member is told the others' points with their metas",
-           AUTO, (("metas = [m if m.get(_KEY, name) == name else {_KEY: m[_KEY]}",
-                   "metas = [m if True else {_KEY: m[_KEY]}"),), AUTO_TESTS),
+           AUTO_MEMBERS, (("metas = [m if m.get(KEY, name) == name else {KEY: m[KEY]}",
+                           "metas = [m if True else {KEY: m[KEY]}"),), AUTO_TESTS),
     Mutant("auto-cobyla-rhobeg", "COBYLA starts with a radius of 1/5 of the box, not 1/6",
-           AUTO, (("COBYLA_RHOBEG = 1.0 / 6.0", "COBYLA_RHOBEG = 1.0 / 5.0"),), COBYLA_TESTS),
+           AUTO_COBYLA, (("COBYLA_RHOBEG = 1.0 / 6.0", "COBYLA_RHOBEG = 1.0 / 5.0"),),
+           COBYLA_TESTS),
     Mutant("auto-cobyla-at-ten-per-dim", "the COBYLA phase also runs at 10 evaluations per "
-           "effective dimension", AUTO, (("self.budget >= COBYLA_PER_DIM * d_eff",
-                                          "self.budget > COBYLA_PER_DIM * d_eff"),),
+           "effective dimension", AUTO_COBYLA, (("auto.budget >= COBYLA_PER_DIM * d_eff",
+                                                 "auto.budget > COBYLA_PER_DIM * d_eff"),),
            COBYLA_TESTS),
     Mutant("auto-cobyla-every-probed-coordinate", "the effective dimension counts every "
-           "probed coordinate", AUTO, (("float(changed[probed].mean())", "1.0"),),
+           "probed coordinate", AUTO_COBYLA, (("float(changed[probed].mean())", "1.0"),),
            COBYLA_TESTS),
     Mutant("auto-cobyla-failure-as-best", "a failed COBYLA point counts as the best value fed",
-           AUTO, (("else cache.worst  # a failure",
+           AUTO_COBYLA, (("else cache.worst  # a failure",
                    "else min(cache.known.values())  # a failure"),),
            COBYLA_TESTS),
     Mutant("auto-cobyla-start-moves", "COBYLA's run restarts from each new incumbent",
-           AUTO, (("start = self._metas[rows[0]].get(COBYLA_X0) if rows else",
+           AUTO_COBYLA, (("start = auto._metas[rows[0]].get(COBYLA_X0) if rows else",
                    "start = "),), COBYLA_TESTS),
     Mutant("design-effect-any-probe", "a coordinate counts as changed when it was probed",
            "hdbo_engine/design.py", (("bool(changed[j] or y[i] != y[b])", "True"),),

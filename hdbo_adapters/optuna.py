@@ -122,8 +122,8 @@ Parallel and distributed use
   history, :meth:`HDBOSampler.reseed_rng`). A rebuild (every new process
   pays one) costs about one ask: the algorithms record their fits in the
   proposal metas stored in ``hdbo:proposal`` and start from the latest one
-  of the study's history (each algorithm's docstring;
-  BENCHMARKS.md, "Rebuild from history and large batches").
+  of the study's history (each algorithm's docstring and page, e.g.
+  docs/algorithms/msucb.md, "Hyperparameters and rebuild").
 * ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
   independent sampler and draws a new engine seed.
 
@@ -594,7 +594,7 @@ class _AskMark:
     """Marks a trial as mid-ask (``ATTR_ASKING``) and refreshes the mark until stopped.
 
     On a storage with a heartbeat it records the trial's heartbeat with each
-    write, at least every heartbeat interval (module docstring, dead workers).
+    write, at least every heartbeat interval (module docstring, "Parallel and distributed use").
     """
 
     def __init__(self, storage: Any, trial_id: int, token: str, interval: float) -> None:

@@ -76,9 +76,9 @@ class InitialDesign:
         return probe if probe is not None else (rng.random(self.dim), {"init": True})
 
     def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
-        """The next point of the exploratory move along the axes (module docstring,
-        "Initial design"), or None when every coordinate has been probed or there is no
-        base point yet."""
+        """The next point of the exploratory move along the axes
+        [initial-design.md#the-axis-pass], or None when every coordinate has been probed or
+        there is no base point yet."""
         best = self.best
         if best is not None:
             base = best[0]
@@ -154,7 +154,7 @@ class InitialDesign:
 
     def _design_slopes(self, end: int) -> np.ndarray:
         """Finite-difference slope of each coordinate from the axis probes among the first
-        ``end`` told points (module docstring, "Line search after the design"); 0 where a
+        ``end`` told points [initial-design.md#line-search-after-the-design]; 0 where a
         coordinate has no usable probe."""
         return self._design_effects(end)[0]
 
@@ -193,7 +193,7 @@ class InitialDesign:
 
     def _line_point(self) -> tuple[np.ndarray, dict[str, Any]] | None:
         """The next point of the line search after the axis design, or None when it does not
-        apply or is over (module docstring, "Line search after the design")."""
+        apply or is over [initial-design.md#line-search-after-the-design]."""
         if not self.line_search or self._pending:
             return None
         end = self._design_end()

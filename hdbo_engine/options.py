@@ -20,8 +20,8 @@ OptionsT = TypeVar("OptionsT", bound="Options")
 
 @dataclass(frozen=True)
 class Options:
-    """The options every engine algorithm shares: its initial design (module docstring,
-    "Initial design"). Each algorithm's options class extends this one.
+    """The options every engine algorithm shares: its initial design (base module
+    docstring, "Initial design"). Each algorithm's options class extends this one.
 
     n_init: size of the initial design; None is the design-size rule,
         :func:`~hdbo_engine.design.design_size` of ``init_design``, the algorithm's uniform

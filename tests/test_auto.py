@@ -84,7 +84,7 @@ def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
     kept = [i for i, m in enumerate(opt.metas) if "replicate" not in m]
     assert len(kept) == opt.n_told - 1  # this run's design asked for a replicate
     for name in opt.members:
-        member = opt._sync(name)
+        member = opt.arms[name].sync(opt)
         # every point but the replicate, the others' too, in told order
         assert np.array_equal(member.X, opt.X[kept])
         for told, meta in zip(member.metas, [opt.metas[i] for i in kept], strict=True):
@@ -94,7 +94,7 @@ def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
                 assert told == {"algorithm": meta["algorithm"]}
     (p,) = opt.ask()  # pending: its member keeps its meta, the others see a bare point
     for name in opt.members:
-        member = opt._sync(name)
+        member = opt.arms[name].sync(opt)
         assert [q.meta for q in member._pending] == [p.meta if p.meta["algorithm"] == name
                                                      else {}]
 
@@ -139,7 +139,7 @@ def test_thompson_choice_favours_the_member_that_improves() -> None:
     for k in range(20):  # bkb's points always improve the best, cobbo's never do
         who = "bkb" if k % 2 == 0 else "cobbo"
         opt.tell(rng.random(2), 100.0 - k if who == "bkb" else 1e3, {"algorithm": who})
-    picks = [opt._choose(np.random.default_rng(s)) for s in range(200)]
+    picks = [opt.choose(np.random.default_rng(s)) for s in range(200)]
     # Beta(11, 1) against Beta(1, 11): P(cobbo's draw wins) is about 3e-7
     assert picks.count("bkb") == 200
 
@@ -321,34 +321,34 @@ def test_es_step_follows_the_one_fifth_rule_and_restarts_from_a_uniform_point() 
     rng = np.random.default_rng(0)
     opt.tell(rng.random(3), 10.0, {"init": True})
     expected = 0.2
-    assert opt.es_state().sigma == pytest.approx(expected)
+    assert opt.arms["es"].state(opt).sigma == pytest.approx(expected)
     # success (9 < 10), another arm's improvement (5), then ES failures judged against 5
     steps = [(9.0, "es", np.exp(1 / 3)), (5.0, "cobbo", 1.0), (6.0, "es", np.exp(-1 / 12)),
              (np.nan, "es", np.exp(-1 / 12)), (4.0, "es", np.exp(1 / 3))]
     for y, arm, factor in steps:
         opt.tell(rng.random(3), y, {"algorithm": arm})
         expected *= factor
-        assert opt.es_state().sigma == pytest.approx(expected)
+        assert opt.arms["es"].state(opt).sigma == pytest.approx(expected)
     for y in (3.0, 2.0, 1.0):  # three successes: 0.2 e^(1/3 + 2/3) ... capped at 0.5
         opt.tell(rng.random(3), y, {"algorithm": "es"})
-    assert opt.es_state().sigma == pytest.approx(0.5)
+    assert opt.arms["es"].state(opt).sigma == pytest.approx(0.5)
     # 0.5 e^(-k/12) < 0.2 / 128 first at k = 70: the arm restarts with step 0.2
     for k in range(1, 71):
         opt.tell(rng.random(3), 2.0, {"algorithm": "es"})
-        state = opt.es_state()
+        state = opt.arms["es"].state(opt)
         assert state.sigma == pytest.approx(0.5 * np.exp(-k / 12) if k < 70 else 0.2)
         assert state.restarts == (k == 70) and state.parent is None
     # after the restart: a uniform start (no step change), then its own best is the parent,
     # and success means beating the restarted search's best (7), not Auto's (1)
-    ((x, meta),) = opt._es(1, np.random.default_rng(0), steered=False)
+    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(0), steered=False)
     assert meta["algorithm"] == "es" and meta["start"] is True
     opt.tell(x, 7.0, meta)
-    state = opt.es_state()
+    state = opt.arms["es"].state(opt)
     assert state.sigma == pytest.approx(0.2)
     np.testing.assert_array_equal(state.parent, x)
     better = rng.random(3)
     opt.tell(better, 6.5, {"algorithm": "es"})
-    state = opt.es_state()
+    state = opt.arms["es"].state(opt)
     assert state.sigma == pytest.approx(0.2 * np.exp(1 / 3))
     np.testing.assert_array_equal(state.parent, better)
 
@@ -359,8 +359,8 @@ def test_es_arm_plays_only_after_a_design_whose_probes_find_nothing() -> None:
         for _ in range(25):  # the flat design ends at 21 points
             (p,) = opt.ask()
             opt.tell(p.x, f(p.x), p.meta)
-    assert flat.flat_design() and "es" in flat.records()
-    assert not smooth.flat_design() and "es" not in smooth.records()
+    assert flat.arms["es"].eligible(flat) and "es" in flat.records()
+    assert not smooth.arms["es"].eligible(smooth) and "es" not in smooth.records()
 
 
 def test_es_proposals_move_every_coordinate_within_the_box_and_rebuild_exactly() -> None:
@@ -369,7 +369,7 @@ def test_es_proposals_move_every_coordinate_within_the_box_and_rebuild_exactly()
     while len(made) < 3:
         (p,) = opt.ask()
         if p.meta.get("algorithm") == "es":
-            made.append((opt.n_told, p, opt.best[0], opt.es_state().sigma))
+            made.append((opt.n_told, p, opt.best[0], opt.arms["es"].state(opt).sigma))
         opt.tell(p.x, _far_bump(p.x), p.meta)
     for _, p, centre, sigma in made:
         assert p.meta["sigma"] == sigma
@@ -392,7 +392,7 @@ def test_es_arm_finds_a_two_coordinate_minimum_hidden_among_a_thousand() -> None
         for _ in range(200):
             (p,) = opt.ask()
             opt.tell(p.x, float(((p.x[active] - 0.8) ** 2).sum()), p.meta)
-    assert opt.flat_design()
+    assert opt.arms["es"].eligible(opt)
     assert opt.best[1] < 1e-5
 
 
@@ -410,7 +410,7 @@ def test_es_step_is_the_parent_plus_a_gaussian_reflected_into_the_box() -> None:
     z = np.random.default_rng(3).standard_normal(5)
     raw = parent + 0.2 * z
     assert (raw > 1.0).any() and (raw < 0.0).any()  # both edges are crossed
-    ((x, meta),) = opt._es(1, np.random.default_rng(3), steered=False)
+    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(3), steered=False)
     np.testing.assert_allclose(x, [_reflect(v) for v in raw], rtol=0, atol=1e-12)
     assert meta == {"algorithm": "es", "sigma": 0.2, "restarts": 0}
 
@@ -420,19 +420,19 @@ def test_es_counts_a_tie_as_a_failure_and_steps_from_the_restarted_search_best()
     rng = np.random.default_rng(0)
     opt.tell(rng.random(3), 10.0, {"init": True})
     opt.tell(rng.random(3), 10.0, {"algorithm": "es"})  # equal to the best: a failure
-    assert opt.es_state().sigma == pytest.approx(0.2 * np.exp(-1 / 12))
+    assert opt.arms["es"].state(opt).sigma == pytest.approx(0.2 * np.exp(-1 / 12))
     for _ in range(100):  # failures until the step collapses and the arm restarts
         opt.tell(rng.random(3), 11.0, {"algorithm": "es"})
-        if opt.es_state().restarts:
+        if opt.arms["es"].state(opt).restarts:
             break
-    ((start, meta),) = opt._es(1, np.random.default_rng(1), steered=False)
+    ((start, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(1), steered=False)
     opt.tell(start, 12.0, meta)  # worse than Auto's best, yet the new search's parent
     opt.tell(rng.random(3), 12.0, {"algorithm": "es"})  # a tie with the new search's best
-    state = opt.es_state()
+    state = opt.arms["es"].state(opt)
     np.testing.assert_array_equal(state.parent, start)
     assert state.sigma == pytest.approx(0.2 * np.exp(-1 / 12))
     z = np.random.default_rng(2).standard_normal(3)
-    ((x, _),) = opt._es(1, np.random.default_rng(2), steered=False)
+    ((x, _),) = opt.arms["es"].make(opt, 1, np.random.default_rng(2), steered=False)
     np.testing.assert_allclose(x, [_reflect(v) for v in start + state.sigma * z], atol=1e-12)
 
 
@@ -445,7 +445,7 @@ def test_es_proposals_under_constraints_pass_the_shared_proposal_step() -> None:
             made.append(p)
         # feasible where x0 <= 0.6; coordinate 0 is not among the first ten the design probes
         opt.tell(p.x, _far_bump(p.x), p.meta, constraints=[float(p.x[0] - 0.6)])
-    assert opt.flat_design()
+    assert opt.arms["es"].eligible(opt)
     judged = [p for p in made if "pof" in p.meta]  # once the constraint's model exists
     assert judged
     for p in judged:  # a likely infeasible proposal was moved to a likely feasible point

@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import minimize
 
 from hdbo_engine import Auto, Integer, Real, Space
-from hdbo_engine.algorithms.auto import LARGE_D, default_members
+from hdbo_engine.algorithms.auto import LARGE_D, default_members, effective_dim
 from hdbo_engine.cobyla import AskTellCobyla
 
 
@@ -158,11 +158,12 @@ def test_no_cobyla_phase_outside_its_rule(case):
 
 
 def test_no_cobyla_phase_above_large_d_or_after_a_flat_design():
-    assert not Auto(LARGE_D + 1, seed=0, budget=500).cobyla_phase()
+    large = Auto(LARGE_D + 1, seed=0, budget=500)
+    assert not large.arms["cobyla"].active(large)
     flat = Auto(30, seed=0, budget=200)
     # 0 everywhere but near (0.9, ..., 0.9): the centre and every axis probe see 0
     _run_auto(flat, lambda x: -max(0.0, 0.3 - float(np.linalg.norm(x - 0.9))), 60)
-    assert flat.flat_design() and not flat.cobyla_phase()
+    assert flat.arms["es"].eligible(flat) and not flat.arms["cobyla"].active(flat)
     assert not any(m.get("algorithm") == "cobyla" for m in flat.metas)
 
 
@@ -173,7 +174,7 @@ def test_the_phase_counts_only_coordinates_the_design_found_an_effect_in():
     dense, sparse = Auto(10, seed=0, budget=99), Auto(10, seed=0, budget=99)
     _run_auto(dense, _bowl, 30)
     _run_auto(sparse, lambda x: _bowl(x[[3, 7]]), 30)
-    assert dense.effective_dim() == 10.0 and dense.cobyla_phase()
-    assert sparse.effective_dim() == 2.0 and not sparse.cobyla_phase()
+    assert effective_dim(dense) == 10.0 and dense.arms["cobyla"].active(dense)
+    assert effective_dim(sparse) == 2.0 and not sparse.arms["cobyla"].active(sparse)
     assert not any(m.get("algorithm") == "cobyla" for m in sparse.metas)
 

@@ -3,7 +3,9 @@
 Each engine algorithm, in each preset, and Auto (deterministic, and told the objective is
 noisy so that its portfolio runs) makes 60 asks (single asks, then one batch of three) on
 two fixed functions, a shifted sphere at D = 20 and a shifted Rastrigin-like function at
-D = 100, with ``budget=60``. The SHA-1 of every proposed point (its float64 bytes) and its
+D = 100, with ``budget=60``; Auto also on the sphere with a constraint (its constrained-EI
+arm) and on a bump its design's probes cannot see (its evolution strategy). The SHA-1 of
+every proposed point (its float64 bytes) and its
 meta is compared with the recorded one, so any change of behaviour, however small, fails
 here. Refactors must keep these; a deliberate change of behaviour re-records them with
 ``HDBO_RECORD_HASHES=1 python -m pytest tests/test_behaviour_lock.py``.
@@ -33,7 +35,7 @@ from hdbo_cli.kernels import pinned_environment
 HASHES = Path(__file__).with_name("data") / "proposal_hashes.json"
 ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb", "gpucb", "random", "auto", "auto-noisy")
 PRESETS = ("practical", "paper")
-SINGLE_PRESET = ("random", "auto", "auto-noisy")
+SINGLE_PRESET = ("random", "auto", "auto-noisy", "auto-constrained")
 N_ASKS = 60
 
 def _sphere(x: np.ndarray) -> float:
@@ -45,7 +47,18 @@ def _rastrigin(x: np.ndarray) -> float:
     return float(np.sum(z**2 - np.cos(2 * np.pi * z)))
 
 
-PROBLEMS = {"sphere20": (_sphere, 20), "rastrigin100": (_rastrigin, 100)}
+def _far_bump(x: np.ndarray) -> float:
+    """0 but within 0.3 of (0.9, ..., 0.9): a design whose probes find no effect."""
+    return -max(0.0, 0.3 - float(np.linalg.norm(x - 0.9)))
+
+
+def _constraint(x: np.ndarray) -> list[float]:
+    """Feasible iff the first five coordinates sum to at most 1 (active at the optimum)."""
+    return [float(np.sum(x[:5])) - 1.0]
+
+
+PROBLEMS = {"sphere20": (_sphere, 20), "rastrigin100": (_rastrigin, 100),
+            "bump30": (_far_bump, 30)}
 
 
 def run_hash(algo: str, preset: str, problem: str) -> str:
@@ -56,6 +69,9 @@ def run_hash(algo: str, preset: str, problem: str) -> str:
     kwargs: dict = {} if algo in SINGLE_PRESET else {"preset": preset}
     if algo == "auto-noisy":
         algo, kwargs = "auto", {"noisy": True}
+    constrained = algo == "auto-constrained"
+    if constrained:
+        algo = "auto"
     h = hashlib.sha1()
     opt = get_algorithm(algo)(dim, seed=3, budget=N_ASKS, **kwargs)
     while opt.n_told < N_ASKS:
@@ -64,8 +80,9 @@ def run_hash(algo: str, preset: str, problem: str) -> str:
         for p in proposals:
             h.update(np.ascontiguousarray(p.x, dtype=np.float64).tobytes())
             h.update(json.dumps(p.meta, sort_keys=True, default=str).encode())
-        opt.tell(np.array([p.x for p in proposals]),
-                 [func(p.x) for p in proposals], [p.meta for p in proposals])
+        opt.tell(np.array([p.x for p in proposals]), [func(p.x) for p in proposals],
+                 [p.meta for p in proposals],
+                 constraints=[_constraint(p.x) for p in proposals] if constrained else None)
     return h.hexdigest()
 
 
@@ -77,15 +94,17 @@ def _child_hash(algo: str, preset: str, problem: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-CASES = [(a, p, q) for a in ALGORITHMS for p in PRESETS for q in PROBLEMS
+CASES = [(a, p, q) for a in ALGORITHMS for p in PRESETS for q in ("sphere20", "rastrigin100")
          if not (a in SINGLE_PRESET and p == "paper")]
+# Auto's constrained-EI arm (constraints told) and evolution strategy (a flat design)
+CASES += [("auto-constrained", "practical", "sphere20"), ("auto", "practical", "bump30")]
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="the hashes are recorded for x86-64 kernels")
 @pytest.mark.parametrize(("algo", "preset", "problem"), CASES)
 def test_proposals_are_unchanged(algo: str, preset: str, problem: str) -> None:
-    if algo in ("goucb", "auto", "auto-noisy"):
+    if algo == "goucb" or algo.startswith("auto"):
         pytest.importorskip("torch")
     key = f"{algo}/{preset}/{problem}"
     got = _child_hash(algo, preset, problem)

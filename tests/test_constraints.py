@@ -312,14 +312,14 @@ def test_auto_constrained_ei_box_halves_after_two_failures_and_doubles_on_a_succ
     expected = [0.1, 0.2, 0.2, 0.1, 0.1, 0.05, 0.05, 0.1, 0.1]
     for k in range(len(y)):
         auto.tell(X[k], y[k], metas[k], constraints=[-1.0 if feasible[k] else 1.0])
-        assert auto.cei_radius() == pytest.approx(expected[k])
+        assert auto.arms["cei"].radius(auto) == pytest.approx(expected[k])
 
 
 def test_auto_constrained_ei_box_keeps_its_size_after_a_single_failure():
     auto = get_algorithm("auto")(2, seed=0, members=("msucb",))
     auto.tell([0.5, 0.5], 1.0, {}, constraints=[-1.0])
     auto.tell([0.6, 0.5], 2.0, {"algorithm": "cei"}, constraints=[-1.0])
-    assert auto.cei_radius() == pytest.approx(0.1)  # it takes two failures in a row
+    assert auto.arms["cei"].radius(auto) == pytest.approx(0.1)  # it takes two failures in a row
 
 
 def test_auto_asks_the_constrained_ei_arm_only_once_a_point_is_feasible():

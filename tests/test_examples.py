@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -131,3 +132,42 @@ def test_goucb_sklearn_tuning(capsys: pytest.CaptureFixture[str]) -> None:
         # 3 evaluations, each at most `best`, one of them at the method's best score
         assert float(regret) >= best - scores[method] - 5e-4
         assert float(regret) <= 3 * best + 5e-4
+
+
+def test_ray_tune(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                  tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="Ray Tune is not installed: pip install -e '.[ray]'")
+    module = load("ray_tune")
+    monkeypatch.setitem(sys.modules, module.__name__, module)  # Ray's workers cannot import
+    monkeypatch.setenv("RAY_AIR_NEW_OUTPUT", "0")  # what the example sets, undone afterwards
+    ray.cloudpickle.register_pickle_by_value(module)  # examples/, so the trainable goes by value
+    try:
+        module.main(["--trials", "10", "--runs", str(tmp_path)])
+    finally:
+        ray.cloudpickle.unregister_pickle_by_value(module)
+    out = capsys.readouterr().out
+    ((best, trial, total, concurrent),) = numbers(
+        r"AutoSampler through Ray Tune: best accuracy {n} at trial {n} of {n} \({n} at a time\)",
+        out)
+    assert total == 10 and concurrent == 2 and 0 <= trial < total
+    ((default,),) = numbers(r"every feature weighted 1, 5 neighbours, uniform vote: "
+                            r"accuracy {n}", out)
+    params = dict(re.findall(r"^  (\w+) +(.+)$", out.split("best hyperparameters:")[1],
+                             flags=re.MULTILINE))
+    assert set(params) == {"n_neighbors", "weights", *module.WEIGHTS}
+    config = {k: eval(v) for k, v in params.items()}  # noqa: S307 (reprs of floats, ints, str)
+    assert all(0.0 <= config[w] <= 1.0 for w in module.WEIGHTS)
+    assert 1 <= config["n_neighbors"] <= 30 and config["weights"] in ("uniform", "distance")
+    assert module.cv_accuracy(config) == pytest.approx(best, abs=5e-5)  # the printed trial's
+    # the default model, scored here with scikit-learn alone: standardized features, 5 neighbours
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    plain = cross_val_score(make_pipeline(StandardScaler(), KNeighborsClassifier()), X, y,
+                            cv=folds).mean()
+    assert default == pytest.approx(plain, abs=5e-5)

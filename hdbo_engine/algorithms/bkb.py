@@ -99,7 +99,7 @@ _FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
 _STATE_KEY = "bkb_state"  # meta key of a recorded tell-chain state (module docstring)
 _RUN_GROWTH = 0.1  # a run of points told without a meta: each step adds 10% of the history
-_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box (module docstring, "sum_cap")
+_BOX_SUM_CAP = 50.0  # default sum_cap in the continuous box [#sum-cap]
 
 
 def bkb_beta(t: int, sigma2_sum: float, xi: float, lam: float, kappa2: float = 1.0,

@@ -87,10 +87,10 @@ __all__ = ["GOUCB", "GOUCBOptions", "default_model"]
 _INSTALL_HINT = 'GOUCB needs torch; install it with: pip install "hdbo[torch]"'
 _INIT_STREAM = 104_729  # separates the Phase I initialisation seeds from ask streams
 _ACQUISITIONS = ("linearized", "joint")
-_PHASE1_KEY = "goucb_phase1"  # meta keys of recorded fits (module docstring, "Rebuild")
+_PHASE1_KEY = "goucb_phase1"  # meta keys of recorded fits [#state-from-history-and-rebuild]
 _REFIT_KEY = "goucb_refit"
 # D x budget below which a run stays within 2 GiB: 500 evaluations at D = 5000 peaked at
-# 3.1 GiB (the n x d_w gradient rows grow as D x n), scaled down (docs, "Large D")
+# 3.1 GiB (the n x d_w gradient rows grow as D x n), scaled down [#large-d]
 MEASURED_SCALE_GOUCB = 1_500_000
 
 

@@ -272,7 +272,7 @@ class MSUCB(Optimizer):
                                    np.concatenate([told_values, gp.predict(Xp)[0]]))
             t = max(1, self.n_told + len(fantasy) - self._design_length() + 1)
             x, meta = self._maximize(model, incumbent, t, rng)
-            if record and not out:  # module docstring, "Hyperparameters"
+            if record and not out:  # [#hyperparameters-and-rebuild]
                 meta[_CHAIN_KEY] = state
             out.append((x, meta))
             fantasy.append(x)

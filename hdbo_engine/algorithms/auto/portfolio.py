@@ -1,0 +1,167 @@
+"""Auto's portfolio: the shared design once, then a choice among arms on one history.
+
+Why a portfolio: after the shared design no single algorithm of the four is best on every
+problem (``docs/algorithms/auto.md``), and every one's state is a function of the told
+history, so all can work on one history at the cost of one.
+
+* **Design** (base module: centre, axis pass, line search; ``n_init`` by
+  :func:`~hdbo_engine.design.design_size` with a uniform size of 20): run once, by Auto.
+* **Arms** (:attr:`Auto.arms`, in this order): the members (:mod:`.members`), constrained EI
+  (:mod:`.constrained_ei`), the evolution strategy (:mod:`.evolution`) and COBYLA
+  (:mod:`.cobyla`). Each says when it is eligible; COBYLA claims single asks in its phase.
+* **Each model ask**: Auto's replicate when the noise judgement calls for it
+  (:mod:`.noise`); else, for one point, an arm that claims it; else the choice.
+* **Choice** (:meth:`Auto.records`, :meth:`Auto.choose`): an eligible arm's record is its
+  last ``window`` [10] told proposals, each a success or not (:func:`.arm.outcomes`: a
+  feasible value below every finite feasible value told before it). Auto draws
+  ``s_k ~ Beta(1 + successes_k, 1 + failures_k)`` for each eligible arm from the ask's
+  generator and asks the arm with the largest draw (Thompson sampling for Bernoulli bandits;
+  Thompson, Biometrika 1933; the sliding window follows Garivier & Moulines, ALT 2011, for
+  rewards that drift as the search narrows). The generator is keyed as if no replicate had
+  been told or were pending, so a run's choices are those it would make without it.
+* **Metas**: each proposal's meta names the arm that made it (``"algorithm"``), on top of the
+  arm's own; design points carry the base design's metas.
+
+Proposals are a pure function of the constructor arguments, the told history with metas and
+the pending points, so :meth:`Optimizer.from_history` rebuilds Auto exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...base import Optimizer, Proposal
+from ...options import Options
+from ...space import Space
+from ...util import is_int
+from .arm import Arm, outcomes
+from .cobyla import CobylaArm
+from .constrained_ei import ConstrainedEIArm
+from .evolution import EvolutionArm
+from .members import MemberArm, default_members
+from .noise import REPLICATE, noise_observed, recommend, replicate
+
+WINDOW = 10
+
+
+@dataclass(frozen=True)
+class AutoOptions(Options):
+    """Options of :class:`Auto` (the practical preset's values in brackets).
+
+    members: registered names of the algorithms that take turns, None =
+        ``default_members(D)`` [None].
+    window: how many of an arm's latest told proposals its record keeps [10].
+    noisy: whether the objective is noisy (True), deterministic (False), or unknown and
+        judged from one replicate when the design's values look noisy [None]
+        (:mod:`hdbo_engine.algorithms.auto.noise`).
+    n_init, init_centre, init_design, line_search: :class:`~hdbo_engine.options.Options` [the
+        design-size rule from 20 points, the centre, the axis design].
+    """
+
+    init_design: str = "axis"
+    members: Sequence[str] | None = None
+    window: int = WINDOW
+    noisy: bool | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        noisy, members, window = self.noisy, self.members, self.window
+        if noisy is not None and not isinstance(noisy, (bool, np.bool_)):
+            raise TypeError(f"noisy: expected True, False or None, got {noisy!r}")
+        if members is not None:
+            names = tuple(members)
+            if not names or isinstance(members, str):
+                raise ValueError(f"members: expected a non-empty sequence of algorithm "
+                                 f"names, got {members!r}")
+            if "auto" in names or len(set(names)) != len(names):
+                raise ValueError(f"members: expected distinct algorithm names other than "
+                                 f"'auto', got {members!r}")
+        if not is_int(window) or window < 1:
+            raise ValueError(f"window: expected an int >= 1, got {window!r}")
+
+
+class Auto(Optimizer):
+    """The recommended optimizer: the shared design, then a portfolio of arms on one history
+    (module docstring).
+
+    Options: :class:`AutoOptions` (by name, or ``options=``); only the ``"practical"``
+    preset exists.
+    """
+
+    name = "auto"
+    default_n_init = 20
+    options_class = AutoOptions
+    presets: ClassVar[dict[str, Options]] = {"practical": AutoOptions()}
+
+    def __init__(self, space: Space | int, *, seed: int | None = None,
+                 budget: int | None = None, preset: str = "practical",
+                 options: AutoOptions | None = None, **overrides: Any) -> None:
+        super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
+                         **overrides)
+        names = (default_members(self.dim) if self.options.members is None
+                 else tuple(self.options.members))
+        arms: list[Arm] = [MemberArm(n, self) for n in names]
+        arms += [ConstrainedEIArm(), EvolutionArm(), CobylaArm(self.options.noisy)]
+        self.arms: dict[str, Arm] = {arm.name: arm for arm in arms}
+
+    @property
+    def members(self) -> dict[str, Optimizer]:
+        """The member algorithms by name (:mod:`.members`)."""
+        return {n: a.optimizer for n, a in self.arms.items() if isinstance(a, MemberArm)}
+
+    def recommend(self) -> np.ndarray | None:
+        """The told point to report as the answer (:func:`.noise.recommend`)."""
+        return recommend(self, self.options.noisy)
+
+    def noise_observed(self) -> bool | None:
+        """Whether a told replicate's value differs from its original's
+        (:func:`.noise.noise_observed`)."""
+        return noise_observed(self)
+
+    # ---------------------------------------------------------------- choice
+    def records(self) -> dict[str, tuple[int, int]]:
+        """``(successes, failures)`` among each eligible arm's last ``window`` told
+        proposals (module docstring, "Choice")."""
+        found = outcomes(self)
+        window = self.options.window
+        recent = {n: found.get(n, [])[-window:] for n, a in self.arms.items()
+                  if a.eligible(self)}
+        return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
+
+    def choose(self, rng: np.random.Generator) -> str:
+        """The eligible arm with the largest Thompson draw (module docstring, "Choice")."""
+        draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in self.records().items()}
+        return max(draws, key=lambda n: draws[n])
+
+    def _choice_rng(self, salt: int | None) -> np.random.Generator:
+        """The ask's generator keyed as if no replicate had been told or were pending."""
+        told = sum(REPLICATE in m for m in self._metas)
+        pending = sum(REPLICATE in p.meta for p in self._pending)
+        return self._keyed_rng(self.n_told - told, len(self._pending) - pending, salt)
+
+    # ---------------------------------------------------------------- ask
+    def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
+        self._check_ask(n, salt)
+        in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
+        if in_design:
+            return super().ask(n, salt=salt)
+        probe = replicate(self, self.options.noisy)
+        out = [] if probe is None else [probe]
+        self._pending.extend(out)
+        if n == 1 and not out:
+            for arm in self.arms.values():
+                claimed = arm.claim(self, self._choice_rng(salt))
+                if claimed is not None:
+                    return [claimed]
+        if n > len(out):
+            rng = self._choice_rng(salt)
+            out += self.arms[self.choose(rng)].ask(self, n - len(out), rng, salt)
+        return out
+
+    def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
+        """The model part of an ask that began in the design (a batch across its end)."""
+        return self.arms[self.choose(rng)].propose(self, n, rng)
