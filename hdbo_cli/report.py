@@ -40,6 +40,13 @@ evaluation it reached; in noisy groups, the noise-free value of the recommendati
 last checkpoint not after it); a stopped cell is never dropped. Auto's floor, per group:
 a lower median than random search's and than TPE's, and a median no worse than the median
 of the four single algorithms' medians (:data:`SINGLE_ALGORITHMS`).
+
+How firmly the seeds decide a won group (:func:`auto_win_share`): the share of bootstrap
+resamples of the seeds (:data:`BOOTSTRAP_DRAWS`; Auto and each peer on the same drawn seeds)
+in which Auto's median still beats every peer's; a group counts as firmly won from
+:data:`BOOTSTRAP_WIN` (60%). Auto against its parts (:func:`auto_against_parts`): each of
+:data:`PARTS` alone, where it has cells. Leads at the :data:`CHECKPOINTS` evaluations
+(:func:`auto_leads_at`), in the groups whose budget is larger.
 """
 
 from __future__ import annotations
@@ -60,6 +67,11 @@ from .bench import PEERS, methods, ours
 REFERENCE_PEERS = ("random", *PEERS)  # what Auto must beat, where the suite lists them
 SINGLE_ALGORITHMS = ("msucb", "cobbo", "goucb", "bkb")  # Auto's floor: the median of these
 FLOOR_PEERS = ("random", "optuna-tpe")  # Auto's floor: a lower median than each of these
+# Auto's parts, each alone: its members and the design followed by COBYLA
+PARTS = (*SINGLE_ALGORITHMS, "auto-cobyla")
+CHECKPOINTS = (50, 100, 200)  # evaluations at which leads are counted, below the budget
+BOOTSTRAP_WIN = 0.6  # a won group's least share of bootstrap resamples Auto wins
+BOOTSTRAP_DRAWS = 2000
 
 
 @dataclass
@@ -115,15 +127,18 @@ class GroupStats:
         seen = set(self.best) | set(self.dnf)
         return [m for m in methods() if m in seen]
 
-    def medians_at_equal_evaluations(self, compared: list[str]) -> dict[str, float] | None:
+    def medians_at_equal_evaluations(self, compared: list[str], at: int | None = None
+                                     ) -> dict[str, float] | None:
         """Median over seeds of each method's value at equal evaluations
         (:meth:`values_at_equal_evaluations`); None where that is None."""
-        values = self.values_at_equal_evaluations(compared)
+        values = self.values_at_equal_evaluations(compared, at)
         return None if values is None else {m: float(np.median(v)) for m, v in values.items()}
 
-    def values_at_equal_evaluations(self, compared: list[str]) -> dict[str, np.ndarray] | None:
+    def values_at_equal_evaluations(self, compared: list[str], at: int | None = None
+                                    ) -> dict[str, np.ndarray] | None:
         """Each method's value per seed (in seed order) when, on each seed, every one of
-        ``compared`` is taken at the fewest evaluations any of them reached there.
+        ``compared`` is taken at the fewest evaluations any of them reached there (at most
+        ``at``, when given: a checkpoint).
 
         The seeds are those every one of ``compared`` has a cell for (a peer run on fewer
         seeds is compared on its own); None when there is none (or, in a noisy group, when
@@ -135,6 +150,7 @@ class GroupStats:
         values: dict[str, list[float]] = {m: [] for m in compared}
         for s in sorted(seeds):
             reached = min(self.runs[m][s].evaluations for m in compared)
+            reached = reached if at is None else min(reached, at)
             for m in compared:
                 values[m].append(self.runs[m][s].value_at(reached))
         if any(np.isnan(v).any() for v in values.values()):
@@ -331,6 +347,62 @@ def auto_floor(g: GroupStats) -> dict[str, bool | None]:
     return floor
 
 
+def auto_win_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> float | None:
+    """The share of bootstrap resamples of the seeds in which Auto's median beats every
+    listed peer's, each pair at equal evaluations on the seeds it shares; a resample draws
+    seeds with replacement, the same draw for Auto and the peer (a seed is one problem
+    instance) and for every pair with the same seeds. None where a listed peer or Auto has
+    no shared seed."""
+    listed = g.listed or g.methods()
+    peers = [m for m in listed if m in REFERENCE_PEERS]
+    if "auto" not in listed or not peers:
+        return None
+    pairs = [g.values_at_equal_evaluations(["auto", p]) for p in peers]
+    if any(pair is None for pair in pairs):
+        return None
+    keys = [tuple(sorted(g.shared_seeds(["auto", p]))) for p in peers]
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for _ in range(draws):
+        drawn = {key: rng.integers(0, len(key), len(key)) for key in dict.fromkeys(keys)}
+        wins += all(np.median(pair["auto"][drawn[key]]) < np.median(pair[p][drawn[key]])
+                    for p, pair, key in zip(peers, pairs, keys, strict=True))
+    return wins / draws
+
+
+def auto_against_parts(g: GroupStats) -> dict[str, Any] | None:
+    """Auto's median against its parts' (:data:`PARTS` with cells here), at equal
+    evaluations: ``best`` whether it is at most the best part's median, ``median`` whether
+    at most the median of the parts' medians; ``parts`` the parts compared. None where Auto
+    or every part lacks cells."""
+    parts = [m for m in PARTS if g.runs.get(m)]
+    if not parts or not g.runs.get("auto"):
+        return None
+    medians = g.medians_at_equal_evaluations(["auto", *parts])
+    if medians is None:
+        return None
+    values = [medians[m] for m in parts]
+    return {"parts": parts, "best": bool(medians["auto"] <= min(values)),
+            "median": bool(medians["auto"] <= np.median(values))}
+
+
+def auto_leads_at(g: GroupStats, evaluation: int) -> bool | None:
+    """Whether Auto's median at ``evaluation`` (a checkpoint: each pair at the fewer of it
+    and what either reached) beats every listed peer's; None where the budget is not above
+    it or a listed peer or Auto lacks cells."""
+    listed = g.listed or g.methods()
+    peers = [m for m in listed if m in REFERENCE_PEERS]
+    if g.budget <= evaluation or "auto" not in listed or not peers:
+        return None
+    leads = []
+    for p in peers:
+        pair = g.medians_at_equal_evaluations(["auto", p], at=evaluation)
+        if pair is None:
+            return None
+        leads.append(pair["auto"] < pair[p])
+    return all(leads)
+
+
 def feasibility_verdict(g: GroupStats) -> dict[str, Any] | None:
     """In a constrained group that lists Auto: the listed peers that found a feasible point on
     some seed, and Auto's (seeds with a feasible point, seeds run); None elsewhere."""
@@ -348,12 +420,21 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
 
     ``auto``: group -> :func:`auto_verdict`, for the groups that list Auto and a peer.
     ``auto_floor``: group -> :func:`auto_floor`, for the groups where Auto has cells.
+    ``auto_parts``: group -> :func:`auto_against_parts`, where Auto and a part have cells.
+    ``auto_leads``: checkpoint -> group -> :func:`auto_leads_at`, where it is defined.
+    Each ``auto`` verdict also has ``share``, :func:`auto_win_share`.
     ``beats_random_and_tpe``: method -> (groups where its median is below both random
     search's and TPE's, groups where the three have every seed), at equal evaluations.
     ``feasibility``: group -> :func:`feasibility_verdict`, for the constrained groups.
     """
     verdicts = {g.name: v for g in groups if (v := auto_verdict(g)) is not None}
+    for g in groups:
+        if g.name in verdicts:
+            verdicts[g.name]["share"] = auto_win_share(g)
     floors = {g.name: auto_floor(g) for g in groups if g.runs.get("auto")}
+    parts = {g.name: v for g in groups if (v := auto_against_parts(g)) is not None}
+    leads = {k: {g.name: v for g in groups if (v := auto_leads_at(g, k)) is not None}
+             for k in CHECKPOINTS}
     floor = {}
     for m in ours():
         compared = [g.medians_at_equal_evaluations([m, *FLOOR_PEERS]) for g in groups]
@@ -367,7 +448,7 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
         if ratios:
             time_ratio[m] = ratios
     feasibility = {g.name: v for g in groups if (v := feasibility_verdict(g)) is not None}
-    return {"auto": verdicts, "auto_floor": floors,
+    return {"auto": verdicts, "auto_floor": floors, "auto_parts": parts, "auto_leads": leads,
             "time_ratio_vs_optuna_gp": time_ratio, "beats_random_and_tpe": floor,
             "feasibility": feasibility}
 
@@ -388,18 +469,23 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
     incomplete = len(statuses) - won - lost
     median = ("median best feasible value" if tg["feasibility"]
               and set(tg["feasibility"]) == set(verdicts) else "median")
+    firm = sum(v["status"] == "won" and (v.get("share") or 0.0) >= BOOTSTRAP_WIN
+               for v in verdicts.values())
     lines = [f"Auto beats every peer's {median} on **{won} of {len(verdicts)}** groups"
              + (f" ({incomplete} incomplete: Auto's or a listed peer's cells missing, not "
                 "counted as won)" if incomplete else "")
              + ". Every peer the suite lists for a group counts; a stopped cell is compared "
-             "at equal evaluations.", ""]
+             f"at equal evaluations. Of those, **{firm}** are won in at least "
+             f"{BOOTSTRAP_WIN:.0%} of bootstrap resamples of the seeds (the share per group "
+             "below): a group won in fewer is within the seeds' spread.", ""]
     for group, v in verdicts.items():
         detail = ", ".join(f"{p} {_fmt_pair(a, b)}" for p, (a, b) in v["medians"].items())
         extra = ([f"not beaten: {', '.join(v['not_beaten'])}"] if v["not_beaten"] else []) + (
             [f"cells missing: {', '.join(v['missing'])}"] if v["missing"] else []) + (
             [f"compared on the seeds it has: {', '.join(f'{p} {n}' for p, n in fewer)}"]
             if (fewer := v["fewer_seeds"].items()) else [])
-        lines.append(f"- {group}: **{v['status']}**"
+        share = "" if v.get("share") is None else f", bootstrap share {v['share']:.2f}"
+        lines.append(f"- {group}: **{v['status']}**{share}"
                      + (f" ({'; '.join(extra)})" if extra else "")
                      + (f"; medians, Auto vs peer: {detail}" if detail else ""))
     if floors:
@@ -415,7 +501,30 @@ def _auto_lines(tg: dict[str, Any]) -> list[str]:
                            ("single algorithms", "is at most the single algorithms' median")):
             judged = [f[key] for f in floors.values() if f[key] is not None]
             lines.append(f"- Auto {label} on {sum(judged)} of {len(judged)} groups")
-    return [*lines, *_feasibility_lines(tg["feasibility"]), ""]
+    return [*lines, *_parts_lines(tg), *_feasibility_lines(tg["feasibility"]), ""]
+
+
+def _parts_lines(tg: dict[str, Any]) -> list[str]:
+    """Auto against its parts, and its leads at the checkpoints (module docstring)."""
+    lines: list[str] = []
+    parts = tg.get("auto_parts", {})
+    if parts:
+        best = sum(v["best"] for v in parts.values())
+        median = sum(v["median"] for v in parts.values())
+        lines += ["", f"Auto against its parts ({', '.join(PARTS)}, each alone, where they "
+                  f"have cells; equal evaluations): at most the best part's median on "
+                  f"**{best} of {len(parts)}** groups, at most the parts' median on "
+                  f"**{median} of {len(parts)}**.", ""]
+        for group, v in parts.items():
+            lines.append(f"- {group}: best part {_YES_NO[v['best']]}, median part "
+                         f"{_YES_NO[v['median']]} ({', '.join(v['parts'])})")
+    for k, leads in tg.get("auto_leads", {}).items():
+        if leads:
+            lines.append(f"- at evaluation {k}, Auto's median beats every listed peer's on "
+                         f"{sum(leads.values())} of {len(leads)} groups"
+                         + (f" (not: {', '.join(g for g, v in leads.items() if not v)})"
+                            if not all(leads.values()) else ""))
+    return lines
 
 
 def _feasibility_lines(feasibility: dict[str, dict[str, Any]]) -> list[str]:

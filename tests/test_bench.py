@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -31,6 +32,9 @@ from hdbo_cli.report import (
     GroupStats,
     _ask_tell_seconds,
     _fmt_pair,
+    auto_against_parts,
+    auto_leads_at,
+    auto_win_share,
     load_results,
     markdown_report,
     targets,
@@ -403,8 +407,50 @@ def test_auto_is_counted_alone_against_every_listed_peer(tmp_path: Path) -> None
     report = markdown_report(out)
     assert "Auto beats every peer's median on **2 of 4** groups (1 incomplete" in report
     assert "compared on the seeds it has: optuna-tpe 2" in report
-    assert "- ackley-D2-n4: **lost** (not beaten: botorch)" in report
+    assert re.search(r"- ackley-D2-n4: \*\*lost\*\*, bootstrap share 0\.\d\d "
+                     r"\(not beaten: botorch\)", report)
     assert "- Auto beats TPE on 2 of 2 groups" in report
+
+
+def _group(runs: dict[str, list[list[float]]], budget: int = 4) -> GroupStats:
+    """A group whose methods' per-seed best-so-far curves are ``runs``."""
+    g = GroupStats("f", 2, budget, 0.0, listed=list(runs))
+    for m, curves in runs.items():
+        for s, c in enumerate(curves):
+            g.runs[m][s] = CellRun(len(c), np.minimum.accumulate(np.asarray(c, float)))
+    return g
+
+
+def test_win_share_is_the_bootstrap_probability_worked_out_by_hand() -> None:
+    """Auto ends at 1, 1, 5 and random search at 2 on each of three seeds: a resample of
+    Auto's seeds has a median below 2 iff it draws 1 at least twice, probability
+    3 (2/3)^2 (1/3) + (2/3)^3 = 20/27 = 0.741; against values it always beats, 1. A second
+    peer at 3 on the same seeds changes nothing: the same draw of seeds decides both (a
+    median of 1 beats 2 and 3, a median of 5 neither)."""
+    g = _group({"auto": [[1], [1], [5]], "random": [[2], [2], [2]]}, budget=1)
+    assert auto_win_share(g, draws=4000) == pytest.approx(20 / 27, abs=0.02)
+    g = _group({"auto": [[1], [1], [1]], "random": [[2], [3], [2]]}, budget=1)
+    assert auto_win_share(g, draws=200) == 1.0
+    g = _group({"auto": [[1], [1], [5]], "random": [[2], [2], [2]],
+                "optuna-tpe": [[3], [3], [3]]}, budget=1)
+    assert auto_win_share(g, draws=4000) == pytest.approx(20 / 27, abs=0.02)
+    assert auto_win_share(_group({"auto": [[1]]}, budget=1)) is None  # no peer listed
+
+
+def test_auto_against_its_parts_and_its_leads_at_checkpoints() -> None:
+    """Final medians: Auto 2, MS-UCB 1, CobBO 3, BKB 4: not at most the best part (1), at
+    most the parts' median (3). At evaluation 2 Auto (median 4) beats random search (8); at
+    evaluation 4, the budget, no checkpoint is defined."""
+    g = _group({"auto": AUTO, "random": RANDOM, "msucb": [[4, 3, 1, 1]] * 3,
+                "cobbo": [[9, 3, 3, 3]] * 3, "bkb": [[9, 4, 4, 4]] * 3})
+    assert auto_against_parts(g) == {"parts": ["msucb", "cobbo", "bkb"], "best": False,
+                                     "median": True}
+    assert auto_leads_at(g, 2) is True
+    assert auto_leads_at(g, 1) is True  # 5, 6, 7 against 9, 9, 9
+    assert auto_leads_at(g, 4) is None
+    g = _group({"auto": AUTO, "random": [[1, 1, 1, 1]] * 3})
+    assert auto_leads_at(g, 2) is False
+    assert auto_against_parts(g) is None  # no part has cells
 
 
 def test_auto_without_cells_is_not_counted(tmp_path: Path) -> None:
