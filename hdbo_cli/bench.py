@@ -115,6 +115,9 @@ PEERS = ("optuna-tpe", "optuna-gp", "optuna-cmaes", "skopt-gp", "ng-ngopt", "ng-
          "botorch")
 UNCONSTRAINED_PEERS = ("optuna-cmaes", "skopt-gp", "botorch")  # told no constraints here
 UNIFORM_BASELINES = ("random",)  # told no constraints: their draws stay uniform
+# Auto's parts that are not an engine algorithm of their own: name -> Auto's options.
+# (Its members alone are the algorithms themselves: msucb, cobbo, goucb, bkb.)
+AUTO_PARTS = {"auto-cobyla": {"arms": ("cobyla",)}}  # the design, then COBYLA with restarts
 
 
 def ours() -> tuple[str, ...]:
@@ -143,8 +146,9 @@ def baselines() -> tuple[str, ...]:
 
 
 def methods() -> tuple[str, ...]:
-    """Every method name ``hdbo bench`` runs: ours, their paper presets, baselines, peers."""
-    return (*ours(), *paper_methods(), *baselines(), *PEERS)
+    """Every method name ``hdbo bench`` runs: ours, their paper presets, Auto's parts,
+    baselines, peers."""
+    return (*ours(), *paper_methods(), *AUTO_PARTS, *baselines(), *PEERS)
 
 
 @dataclass(frozen=True)
@@ -328,8 +332,9 @@ def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
     from hdbo_engine import get_algorithm
 
     base, paper = name.removesuffix("-paper"), name.endswith("-paper")
-    opt = get_algorithm(base)(dim, seed=seed, budget=budget,
-                              **({"preset": "paper"} if paper else {}))
+    options = {"preset": "paper"} if paper else AUTO_PARTS.get(name, {})
+    opt = get_algorithm("auto" if name in AUTO_PARTS else base)(dim, seed=seed, budget=budget,
+                                                                **options)
 
     def ask() -> tuple[np.ndarray, Any]:
         (proposal,) = opt.ask()
@@ -477,7 +482,7 @@ def _botorch(dim: int, budget: int, seed: int) -> Runner:
 
 def make_runner(method: str, dim: int, budget: int, seed: int) -> Runner:
     """The :class:`Runner` of ``method`` for a ``dim``-dimensional unit-cube problem."""
-    if method in ours() or method in paper_methods() or method in baselines():
+    if method in (*ours(), *paper_methods(), *AUTO_PARTS, *baselines()):
         return _engine(method, dim, budget, seed)
     if method.startswith("optuna-"):
         return _optuna(method, dim, budget, seed)

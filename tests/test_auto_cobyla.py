@@ -178,3 +178,36 @@ def test_the_phase_counts_only_coordinates_the_design_found_an_effect_in():
     assert effective_dim(sparse) == 2.0 and not sparse.arms["cobyla"].active(sparse)
     assert not any(m.get("algorithm") == "cobyla" for m in sparse.metas)
 
+
+
+def test_cobyla_alone_runs_after_the_design_whatever_the_budget_and_restarts_from_the_best():
+    """``arms=("cobyla",)``: 200 evaluations in 3-D is 67 per dimension, far above the
+    phase's rule, yet every model ask is COBYLA's; on a bowl each run converges, and the next
+    starts from the best point told before its first point."""
+    opt = Auto(3, seed=0, budget=200, arms=("cobyla",), noisy=False)
+    _run_auto(opt, _bowl, 200)
+    model = [m for m in opt.metas if not m.get("init")]
+    assert model and all(m["algorithm"] == "cobyla" for m in model)
+    runs = [m.get("run", 0) for m in model]
+    assert runs == sorted(runs) and runs[-1] >= 1  # runs follow one another
+    for k in range(1, runs[-1] + 1):
+        first = next(i for i, m in enumerate(opt.metas) if m.get("run") == k)
+        assert opt.metas[first]["x0"] == int(np.argmin(opt.y[:first]))
+    rebuilt = Auto.from_history(3, opt.X, opt.y, opt.metas, seed=0, budget=200,
+                                arms=("cobyla",), noisy=False)
+    assert np.array_equal(rebuilt.ask()[0].x, opt.ask()[0].x)
+
+
+def test_arms_restrict_the_portfolio_and_bad_names_or_batches_are_refused():
+    opt = Auto(6, seed=0, budget=60, arms=("msucb", "cobbo"), noisy=True)
+    _run_auto(opt, _bowl, 40)
+    assert {m["algorithm"] for m in opt.metas if "algorithm" in m} <= {"msucb", "cobbo"}
+    assert list(opt.arms) == ["msucb", "cobbo"]
+    with pytest.raises(ValueError, match="arms: unknown arm 'nope'"):
+        Auto(6, arms=("nope",))
+    with pytest.raises(ValueError, match="arms: expected a non-empty sequence"):
+        Auto(6, arms="cobyla")
+    alone = Auto(3, seed=0, budget=50, arms=("cobyla",), noisy=False)
+    _run_auto(alone, _bowl, 20)
+    with pytest.raises(ValueError, match="ask: none of the arms"):
+        alone.ask(2)

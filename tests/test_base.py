@@ -53,7 +53,7 @@ def test_axis_design_is_one_greedy_pass_over_the_coordinates(name):
     # [0.75, 1.25], the same for both signs
     target = np.array([0.75, 0.25, 0.5, 0.75, 0.2])
     opt = get_algorithm(name)(5, seed=3, budget=100)
-    assert opt.init_design == "axis" and opt.n_init >= 11  # the uniform size when larger
+    assert opt.options.init_design == "axis" and opt.n_init >= 11  # the uniform size when larger
     pivot, f_pivot, probed, steps = np.full(5, 0.5), None, [], {}
     for _ in range(opt.n_init):
         (p,) = opt.ask()
@@ -164,11 +164,11 @@ def test_axis_design_batches_rebuilds_sizes_and_validation():
     assert msucb(4, budget=500).n_init == 20  # 9 axis points, then uniform draws
     assert msucb(100, budget=2000).n_init == 201
     paper = msucb(100, budget=500, preset="paper")
-    assert (paper.init_design, paper.n_init) == ("uniform", 20)
+    assert (paper.options.init_design, paper.n_init) == ("uniform", 20)
     goucb = get_algorithm("goucb")
     assert goucb(100, budget=500, preset="paper").n_init == 23  # ceil(sqrt(T))
     assert goucb(100, budget=500).n_init == 125 and goucb(3, budget=400).n_init == 20
-    assert get_algorithm("gpucb")(100, budget=500).init_design == "uniform"
+    assert get_algorithm("gpucb")(100, budget=500).options.init_design == "uniform"
     assert msucb(100, budget=500, init_design="uniform").n_init == 20
     with pytest.raises(ValueError, match="init_design: expected one of"):
         msucb(3, init_design="grid")

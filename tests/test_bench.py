@@ -59,7 +59,7 @@ methods = ["random", "cobbo"]
 
 SUITE_METHODS = set(methods()) - set(paper_methods())  # d100 and bbob: default presets only
 NOISY_GROUP_METHODS = {"random", "ng-cma", "ng-ngopt", "optuna-cmaes", "optuna-tpe", "auto",
-                       "cobbo", "bkb", "msucb", "goucb", "optuna-gp", "botorch"}
+                       "auto-cobyla", "cobbo", "bkb", "msucb", "goucb", "optuna-gp", "botorch"}
 
 
 def write_suite(tmp_path: Path, extra: str = "") -> Path:
@@ -103,8 +103,8 @@ def test_hd_suite_covers_off_centre_problems_and_real_tasks() -> None:
     clean = [c for c in cells if not c.problem.startswith("noisy_")]
     assert {c.method for c in clean if c.budget == 500} == set(methods()) - {"skopt-gp"}
     assert {c.method for c in cells if c.budget == 2000} == {
-        "auto", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma", "random", "botorch",
-        "optuna-tpe", "optuna-cmaes", "optuna-gp"}
+        "auto", "auto-cobyla", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma",
+        "random", "botorch", "optuna-tpe", "optuna-cmaes", "optuna-gp"}
     for noisy in ("noisy_lunar_lander", "noisy_shifted_ackley"):
         assert {(c.dim, c.budget) for c in cells if c.problem == noisy} == {
             (TASKS.get(noisy, 100), 500)}

@@ -491,7 +491,7 @@ def test_paper_preset_is_the_papers_configuration():
     opt = BKB(3, preset="paper", budget=200)
     assert opt.q_bar == pytest.approx(theoretical_q_bar(200, 0.1, 0.5))
     assert (opt.resample, opt.beta_scale, opt.sum_cap) == ("pull", 1.0, math.inf)
-    assert (opt.n_init, opt.init_centre, opt.trust_region) == (1, False, None)
+    assert (opt.n_init, opt.options.init_centre, opt.trust_region) == (1, False, None)
     assert BKB(3, preset="paper", beta_scale=0.5).beta_scale == 0.5  # an explicit value wins
     practical = BKB(3)
     assert practical.trust_region is not None and practical.trust_region.failure_tol == 10

@@ -3,10 +3,10 @@ import pytest
 
 from hdbo_cli.problems import make_problem
 from hdbo_engine.acquisition import log_expected_improvement
-from hdbo_engine.algorithms import msucb as msucb_module
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
 from hdbo_engine.gp import GP
+from hdbo_engine.streams import MSUCB_MASKS
 
 
 def _run(opt, problem, budget):
@@ -81,16 +81,17 @@ def test_rebuild_from_history_gives_the_same_next_proposal(preset):
 
 def test_paper_preset_is_the_papers_configuration():
     opt = MSUCB(30, preset="paper")
-    assert (opt.N0, opt.alpha, opt.beta_scale, opt.n_optimize, opt.d) == (1, 0.0, 1.0, None, 5)
-    assert (opt.n_init, opt.init_centre, opt.trust_region) == (20, False, None)
-    assert opt.acquisition == "ucb"  # eq. (8)
+    o = opt.options
+    assert (o.N0, o.alpha, o.beta_scale, o.n_optimize, opt.d) == (1, 0.0, 1.0, None, 5)
+    assert (opt.n_init, o.init_centre, opt.trust_region) == (20, False, None)
+    assert o.acquisition == "ucb"  # eq. (8)
     assert opt.beta(7) == pytest.approx(msucb_beta(7, 5, 30))
-    assert MSUCB(30, preset="paper", N0=4).N0 == 4  # an explicit value wins
+    assert MSUCB(30, preset="paper", N0=4).options.N0 == 4  # an explicit value wins
     practical = MSUCB(30)
-    assert practical.trust_region is not None and practical.init_centre
-    assert practical.acquisition == "ucb"  # log-EI measured worse on hd
-    assert opt.n_perturb is None and practical.n_perturb == 15
-    assert GPUCB(30).acquisition == "ucb"  # the baseline stays GP-UCB
+    assert practical.trust_region is not None and practical.options.init_centre
+    assert practical.options.acquisition == "ucb"  # log-EI measured worse on hd
+    assert o.n_perturb is None and practical.options.n_perturb == 15
+    assert GPUCB(30).options.acquisition == "ucb"  # the baseline stays GP-UCB
     with pytest.raises(ValueError, match="acquisition: expected one of"):
         MSUCB(30, acquisition="ei")
     assert MSUCB(30, trust_region=False).trust_region is None
@@ -146,7 +147,7 @@ def test_n_perturb_keeps_the_incumbents_values_outside_the_mask():
 
 def test_subspace_draws_are_independent_across_iterations_and_streams():
     opt = MSUCB(12, d=4, N0=3, seed=3, n_perturb=4)
-    Z, masks = opt.subspaces(4), opt._draws(opt._mask_blocks, msucb_module._MASK_STREAM, 4)
+    Z, masks = opt.subspaces(4), opt._draws(opt._mask_blocks, MSUCB_MASKS, 4)
     assert len({tuple(z) for z in Z}) == 12  # no block repeats another
     assert not np.array_equal(Z, masks)  # the masks have their own stream
 

@@ -77,7 +77,7 @@ def test_configured_family_repr_equality_and_options() -> None:
     opt = fam(parametrization=30, budget=50)
     assert opt.name == "ParametrizedMSUCB(alpha=1, d=10)"
     opt.tell(opt.ask(), 1.0)
-    assert opt.engine.d == 10 and opt.engine.alpha == 1.0
+    assert opt.engine.d == 10 and opt.engine.options.alpha == 1.0
     assert opt.engine.budget == 50
 
 

@@ -26,8 +26,8 @@ def _check_engine(engine: object, preset: str) -> None:
     assert engine.preset == preset
     # every paper draws its whole initial design uniformly; the practical presets start at
     # the centre (base module docstring, "Initial design")
-    assert engine.init_centre is (preset == "practical")
-    assert engine.init_design == ("axis" if preset == "practical" else "uniform")
+    assert engine.options.init_centre is (preset == "practical")
+    assert engine.options.init_design == ("axis" if preset == "practical" else "uniform")
     assert engine.line_search is (preset == "practical")
     assert engine.n_told == N_TRIALS
 

@@ -14,7 +14,10 @@ leaves to the user); its run ends there or after ``budget`` values. Its proposal
 ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values of its
 points are fed back in told order (a NaN or infinite value as the largest finite value fed
 so far). When its run ends, the other arms take their turns. A batch ask, or one while a
-COBYLA point is pending, goes to the choice.
+COBYLA point is pending, goes to the choice. Alone (Auto's ``arms=("cobyla",)``, the part
+``hdbo bench`` runs as ``auto-cobyla``), COBYLA takes every unconstrained single ask,
+whatever the budget, and when a run ends the next starts from the incumbent; a restarted
+run's points carry ``"run": k``.
 
 Departure from the portfolio: COBYLA is not an arm chosen by its record, since its first D
 steps build its simplex and seldom improve on the design's best
@@ -36,6 +39,7 @@ from .noise import noise_observed
 
 COBYLA = "cobyla"  # the arm's name in metas
 COBYLA_X0 = "x0"  # meta key of a COBYLA point: the index of the told point its run starts from
+COBYLA_RUN = "run"  # meta key of a restarted run's points: the run's number (from 1)
 COBYLA_PER_DIM = 10  # budgets below this many evaluations per dimension run the COBYLA phase
 COBYLA_RHOBEG = 1.0 / 6.0  # COBYLA's first trust-region radius, in unit-cube widths
 
@@ -75,8 +79,9 @@ class CobylaArm(Arm):
 
     name = COBYLA
 
-    def __init__(self, noisy: bool | None) -> None:
+    def __init__(self, noisy: bool | None, *, alone: bool = False) -> None:
         self.noisy = noisy
+        self.alone = alone
         self._cache = _CobylaCache()
 
     def eligible(self, auto: Optimizer) -> bool:
@@ -84,8 +89,10 @@ class CobylaArm(Arm):
 
     def active(self, auto: Optimizer) -> bool:
         """Whether single model asks go to COBYLA (module docstring). The phase ends with
-        COBYLA's run."""
-        if auto.budget is None or auto.dim > LARGE_D or auto._c is not None:
+        COBYLA's run. Alone, COBYLA takes every unconstrained ask."""
+        if self.alone or auto._c is not None:
+            return auto._c is None
+        if auto.budget is None or auto.dim > LARGE_D:
             return False
         if any(type(d) is not Real for d in auto.space.dimensions):
             return False
@@ -97,17 +104,25 @@ class CobylaArm(Arm):
     def claim(self, auto: Optimizer, rng: np.random.Generator) -> Proposal | None:
         if not self.active(auto) or any(p.meta.get(KEY) == COBYLA for p in auto._pending):
             return None
-        made = self.next_point(auto)
+        run = max((m.get(COBYLA_RUN, 0) for m in auto._metas if m.get(KEY) == COBYLA),
+                  default=0)
+        made = self.next_point(auto, run)
+        if made is None and self.alone:  # a new run from the incumbent
+            run += 1
+            made = self.next_point(auto, run)
         if made is None:
             return None
         x, start = made
-        return auto._accept(x, {KEY: COBYLA, COBYLA_X0: start}, rng)
+        meta = {KEY: COBYLA, COBYLA_X0: start}
+        return auto._accept(x, {**meta, COBYLA_RUN: run} if run else meta, rng)
 
-    def next_point(self, auto: Optimizer) -> tuple[np.ndarray, int] | None:
-        """COBYLA's next point and the index of the told point its run starts from, replayed
-        from the told COBYLA points' values (the live solver is reused while the history
-        extends the one it was fed); None once its run has ended."""
-        rows = [i for i, m in enumerate(auto._metas) if m.get(KEY) == COBYLA]
+    def next_point(self, auto: Optimizer, run: int = 0) -> tuple[np.ndarray, int] | None:
+        """COBYLA's next point in run number ``run`` and the index of the told point that
+        run starts from, replayed from the told values of the run's points (the live solver
+        is reused while the history extends the one it was fed); None once the run has
+        ended."""
+        rows = [i for i, m in enumerate(auto._metas)
+                if m.get(KEY) == COBYLA and m.get(COBYLA_RUN, 0) == run]
         start = auto._metas[rows[0]].get(COBYLA_X0) if rows else best_index(auto._y, None)
         if not is_int(start) or not 0 <= start < auto.n_told or not np.isfinite(auto._y[start]):
             return None  # a history whose COBYLA points name no usable start

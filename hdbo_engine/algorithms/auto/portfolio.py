@@ -39,9 +39,9 @@ from ...options import Options
 from ...space import Space
 from ...util import is_int
 from .arm import Arm, outcomes
-from .cobyla import CobylaArm
-from .constrained_ei import ConstrainedEIArm
-from .evolution import EvolutionArm
+from .cobyla import COBYLA, CobylaArm
+from .constrained_ei import CEI, ConstrainedEIArm
+from .evolution import ES, EvolutionArm
 from .members import MemberArm, default_members
 from .noise import REPLICATE, noise_observed, recommend, replicate
 
@@ -54,6 +54,10 @@ class AutoOptions(Options):
 
     members: registered names of the algorithms that take turns, None =
         ``default_members(D)`` [None].
+    arms: the names of the arms that take part (members' names, ``"cei"``, ``"es"``,
+        ``"cobyla"``), None = all [None]. ``("cobyla",)`` runs the design and then COBYLA
+        alone, restarted from the incumbent each time its run ends (Auto's COBYLA part
+        on its own, :mod:`.cobyla`).
     window: how many of an arm's latest told proposals its record keeps [10].
     noisy: whether the objective is noisy (True), deterministic (False), or unknown and
         judged from one replicate when the design's values look noisy [None]
@@ -64,12 +68,16 @@ class AutoOptions(Options):
 
     init_design: str = "axis"
     members: Sequence[str] | None = None
+    arms: Sequence[str] | None = None
     window: int = WINDOW
     noisy: bool | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         noisy, members, window = self.noisy, self.members, self.window
+        if self.arms is not None and (isinstance(self.arms, str) or not tuple(self.arms)):
+            raise ValueError(f"arms: expected a non-empty sequence of arm names, "
+                             f"got {self.arms!r}")
         if noisy is not None and not isinstance(noisy, (bool, np.bool_)):
             raise TypeError(f"noisy: expected True, False or None, got {noisy!r}")
         if members is not None:
@@ -102,11 +110,18 @@ class Auto(Optimizer):
                  options: AutoOptions | None = None, **overrides: Any) -> None:
         super().__init__(space, seed=seed, budget=budget, preset=preset, options=options,
                          **overrides)
-        names = (default_members(self.dim) if self.options.members is None
-                 else tuple(self.options.members))
-        arms: list[Arm] = [MemberArm(n, self) for n in names]
-        arms += [ConstrainedEIArm(), EvolutionArm(), CobylaArm(self.options.noisy)]
-        self.arms: dict[str, Arm] = {arm.name: arm for arm in arms}
+        o = self.options
+        names = default_members(self.dim) if o.members is None else tuple(o.members)
+        own = (CEI, ES, COBYLA)
+        kept = (*names, *own) if o.arms is None else tuple(o.arms)
+        unknown = [a for a in kept if a not in (*names, *own)]
+        if unknown:
+            raise ValueError(f"arms: unknown arm {unknown[0]!r}; expected names among "
+                             f"{[*names, *own]}")
+        alone = kept == (COBYLA,)
+        arms: list[Arm] = [MemberArm(n, self) for n in names if n in kept]
+        arms += [ConstrainedEIArm(), EvolutionArm(), CobylaArm(o.noisy, alone=alone)]
+        self.arms: dict[str, Arm] = {arm.name: arm for arm in arms if arm.name in kept}
 
     @property
     def members(self) -> dict[str, Optimizer]:
@@ -134,6 +149,7 @@ class Auto(Optimizer):
 
     def choose(self, rng: np.random.Generator) -> str:
         """The eligible arm with the largest Thompson draw (module docstring, "Choice")."""
+        self._eligible()
         draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in self.records().items()}
         return max(draws, key=lambda n: draws[n])
 
@@ -161,6 +177,12 @@ class Auto(Optimizer):
             rng = self._choice_rng(salt)
             out += self.arms[self.choose(rng)].ask(self, n - len(out), rng, salt)
         return out
+
+    def _eligible(self) -> None:
+        if not any(a.eligible(self) for a in self.arms.values()):
+            raise ValueError(f"ask: none of the arms {list(self.arms)} can make this "
+                             "proposal (COBYLA alone proposes one point at a time, "
+                             "unconstrained)")
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
         """The model part of an ask that began in the design (a batch across its end)."""
