@@ -194,11 +194,9 @@ class Optimizer(InitialDesign, ABC):
         self.budget = None if budget is None else int(budget)
         self.horizon = DEFAULT_HORIZON if self.budget is None else self.budget
         opts = self.options
-        self.init_design = str(opts.init_design)
         self.n_init = int(opts.n_init) if opts.n_init is not None else design_size(
-            self.init_design, self._uniform_n_init(), self.dim, self.budget)
-        self.init_centre = bool(opts.init_centre)
-        self.line_search = (self.init_design == "axis" if opts.line_search is None
+            opts.init_design, self._uniform_n_init(), self.dim, self.budget)
+        self.line_search = (opts.init_design == "axis" if opts.line_search is None
                             else bool(opts.line_search))
         self._X = np.empty((0, self.dim))
         self._y = np.empty(0)

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .streams import DESIGN_AXIS
 from .util import is_int
 
 if TYPE_CHECKING:
     from .base import Proposal
+    from .options import Options
 
 INIT_DESIGNS = ("uniform", "axis")
 AXIS_STEP = 1.0 / 6.0  # side fraction of one axis probe
@@ -35,7 +37,6 @@ AXIS_JITTER = 0.25  # a coordinate's step: AXIS_STEP times U(1 - AXIS_JITTER, 1 
 LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
 DEFAULT_HORIZON = 100  # the budget every algorithm assumes when none is given
 FLAT_COORDINATES = 10  # an axis pass whose first this many coordinates change nothing ends
-_AXIS_STREAM = 52_711  # separates the axis order from the ask streams
 
 
 def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
@@ -55,8 +56,8 @@ class InitialDesign:
     dim: int
     seed: int
     n_told: int
-    init_centre: bool
-    init_design: str
+    options: Options
+    n_init: int
     line_search: bool
     _X: np.ndarray
     _y: np.ndarray
@@ -69,9 +70,9 @@ class InitialDesign:
                       salted: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
         """The next initial-design point and its meta;
         ``salted`` asks (concurrent workers) get uniform draws instead of axis probes."""
-        if self.init_centre and self.n_told == 0 and not self._pending:
+        if self.options.init_centre and self.n_told == 0 and not self._pending:
             return np.full(self.dim, 0.5), {"init": True, "centre": True}
-        use_axis = self.init_design == "axis" and not salted
+        use_axis = self.options.init_design == "axis" and not salted
         probe = self._axis_probe() if use_axis else None
         return probe if probe is not None else (rng.random(self.dim), {"init": True})
 
@@ -82,7 +83,7 @@ class InitialDesign:
         best = self.best
         if best is not None:
             base = best[0]
-        elif self.init_centre and self._pending:
+        elif self.options.init_centre and self._pending:
             base = np.full(self.dim, 0.5)  # the centre, pending in this batch
         else:
             return None
@@ -121,7 +122,7 @@ class InitialDesign:
         generator seeded by ``seed`` alone."""
         if self._axis is None:
             rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                               spawn_key=(_AXIS_STREAM,)))
+                                                               spawn_key=(DESIGN_AXIS,)))
             order = rng.permutation(self.dim)
             self._axis = order, 1.0 + AXIS_JITTER * (2.0 * rng.random(self.dim) - 1.0)
         return self._axis
@@ -134,7 +135,7 @@ class InitialDesign:
         first ``FLAT_COORDINATES`` coordinates found no effect, so the objective depends on
         few of the coordinates and the rest of the design goes to the model."""
         flat_end = 1 + 2 * FLAT_COORDINATES
-        if self.init_design != "axis" or self.n_init <= flat_end or self.n_told < flat_end:
+        if self.options.init_design != "axis" or self.n_init <= flat_end or self.n_told < flat_end:
             return self.n_init
         y = self._y[:flat_end]
         if not (np.isfinite(y).all() and (y == y[0]).all()

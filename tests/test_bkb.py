@@ -490,12 +490,15 @@ def test_bad_calls_do_not_corrupt_state():
 def test_paper_preset_is_the_papers_configuration():
     opt = BKB(3, preset="paper", budget=200)
     assert opt.q_bar == pytest.approx(theoretical_q_bar(200, 0.1, 0.5))
-    assert (opt.resample, opt.beta_scale, opt.sum_cap) == ("pull", 1.0, math.inf)
-    assert (opt.n_init, opt.options.init_centre, opt.trust_region) == (1, False, None)
-    assert BKB(3, preset="paper", beta_scale=0.5).beta_scale == 0.5  # an explicit value wins
+    o = opt.options
+    assert (o.resample, o.beta_scale, opt.sum_cap) == ("pull", 1.0, math.inf)
+    assert (opt.n_init, o.init_centre, opt.trust_region) == (1, False, None)
+    given = BKB(3, preset="paper", beta_scale=0.5)
+    assert given.options.beta_scale == 0.5  # an explicit value wins
     practical = BKB(3)
     assert practical.trust_region is not None and practical.trust_region.failure_tol == 10
-    assert (practical.q_bar, practical.resample, practical.sum_cap) == (4.0, "location", 50.0)
+    assert (practical.q_bar, practical.options.resample, practical.sum_cap) == (
+        4.0, "location", 50.0)
     assert BKB(3, arms=np.random.default_rng(0).random((20, 3))).trust_region is None
 
 
@@ -517,8 +520,9 @@ def test_trust_region_confines_box_proposals_around_the_incumbent():
 
 def test_presets_set_the_candidate_rule_the_docstring_names():
     paper, practical = BKB(3, preset="paper"), BKB(3)
-    assert (paper.candidates, paper.n_refine, paper.trust_region) == ("sobol", 5, None)
-    assert (practical.candidates, practical.n_refine) == ("perturb", 0)
+    assert (paper.options.candidates, paper.options.n_refine, paper.trust_region) == (
+        "sobol", 5, None)
+    assert (practical.options.candidates, practical.options.n_refine) == ("perturb", 0)
     assert practical.trust_region is not None
 
 

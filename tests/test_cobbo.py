@@ -392,14 +392,15 @@ def test_bad_argument_types():
 
 def test_paper_preset_is_algorithm_2_as_written():
     paper = CobBO(30, preset="paper")
-    assert paper.trust_region is None and paper.local_radius is None
-    assert paper.max_gp_points is None and paper.n_init == 20 and not paper.options.init_centre
-    assert (paper.alpha, paper.beta, paper.acquisition) == (2.0, 1.1, "ei")
+    o = paper.options
+    assert paper.trust_region is None and o.local_radius is None
+    assert o.max_gp_points is None and paper.n_init == 20 and not o.init_centre
+    assert (o.alpha, o.beta, o.acquisition) == (2.0, 1.1, "ei")
     practical = CobBO(30)
     assert practical.trust_region.length == 0.8 and practical.trust_region.failure_tol == 16
-    assert practical.max_gp_points == 100 and practical.options.init_centre
+    assert practical.options.max_gp_points == 100 and practical.options.init_centre
     assert CobBO(30, preset="paper", trust_region=True).trust_region is not None  # given wins
-    assert practical.flat_backoff and not paper.flat_backoff
+    assert practical.options.flat_backoff and not o.flat_backoff
     with pytest.raises(TypeError, match="flat_backoff"):
         CobBO(30, flat_backoff=1)
 

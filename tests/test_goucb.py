@@ -168,15 +168,16 @@ def test_rebuild_takes_the_recorded_fits(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_presets() -> None:
     """The paper preset is App. D.1's configuration; explicit options override a preset."""
     paper = GOUCB(6, seed=0, budget=100, preset="paper")
-    assert (paper.beta_mode, paper.n_init, paper.options.init_centre) == ("paper", 10, False)
-    assert (paper.hidden, paper.d_w, paper.lam) == (25, 25 * 8 + 1, 10.0 * np.log(100) ** 2)
-    assert (paper.refit_every, paper.trust_region) == (0, None)
-    assert (paper.acquisition, paper.restarts, paper.n_candidates) == ("linearized", 4, 256)
+    o = paper.options
+    assert (o.beta, paper.n_init, o.init_centre) == ("paper", 10, False)
+    assert (o.hidden, paper.d_w, paper.lam) == (25, 25 * 8 + 1, 10.0 * np.log(100) ** 2)
+    assert (o.refit_every, paper.trust_region) == (0, None)
+    assert (o.acquisition, o.restarts, o.n_candidates) == ("linearized", 4, 256)
     practical = GOUCB(6, seed=0, budget=100)
     assert practical.preset == "practical" and practical.options.init_centre
-    assert practical.trust_region is not None and practical.refit_every > 0
+    assert practical.trust_region is not None and practical.options.refit_every > 0
     mixed = GOUCB(6, seed=0, budget=100, preset="paper", trust_region=True, n_init=3)
-    assert mixed.trust_region is not None and mixed.n_init == 3 and mixed.beta_mode == "paper"
+    assert mixed.trust_region is not None and mixed.n_init == 3 and mixed.options.beta == "paper"
     for opt in (paper, practical):
         run(opt, sphere, 14)
         assert opt.n_told == 14 and np.isfinite(opt.best[1])

@@ -80,6 +80,7 @@ from ..gp import (
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
+from ..streams import BKB_DICTIONARY, BKB_FIT
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import (
     check_bool,
@@ -94,8 +95,6 @@ from ..util import (
 
 __all__ = ["BKB", "bkb_beta", "theoretical_q_bar"]
 
-_DICT_STREAM = 4_241  # separates the dictionary stream from the ask streams
-_FIT_STREAM = 4_243
 _EIG_RTOL = 1e-10
 _STATE_KEY = "bkb_state"  # meta key of a recorded tell-chain state (module docstring)
 _RUN_GROWTH = 0.1  # a run of points told without a meta: each step adds 10% of the history
@@ -292,7 +291,6 @@ class BKB(Optimizer):
         o = self.options
         D = self.dim
         self.arms = None if arms is None else self._check_arms(arms)
-        self.resample = o.resample
         q_bar = o.q_bar
         if q_bar == "theory":
             q_bar = theoretical_q_bar(self.horizon, o.delta, o.eps)
@@ -300,23 +298,15 @@ class BKB(Optimizer):
         if kernel is not None:
             ls = np.broadcast_to(np.asarray(kernel.lengthscales, dtype=float), (D,)).copy()
             kernel = GPParams(ls, float(kernel.signal_var), float(kernel.noise_var))
-        self.candidates = o.candidates
         if o.trust_region and self.arms is None:  # the continuous box only (module docstring)
             self.trust_region = TrustRegion(D, failure_tol=int(o.failure_tol or max(4, D)))
         self.q_bar = float(q_bar)
-        self.lam, self.lam_min, self.xi = o.lam, float(o.lam_min), o.xi
-        self.delta, self.eps, self.F, self.beta_scale = float(o.delta), float(o.eps), \
-            float(o.F), float(o.beta_scale)
         sum_cap = o.sum_cap
         if sum_cap is None:
             sum_cap = math.inf if self.arms is not None else _BOX_SUM_CAP
         self.sum_cap = float(sum_cap)
         self.fixed_kernel = kernel
-        self.kernel_type = o.kernel_type
-        self.output_scale = o.output_scale
-        self.refit_growth, self.fit_max_points = float(o.refit_growth), int(o.fit_max_points)
         self.n_candidates = int(o.n_candidates or min(5000, 500 + 20 * D))
-        self.n_refine = int(o.n_refine)
         # distinct evaluated locations, their counts, and which arm each one is
         self._loc_index: dict[bytes, int] = {}
         self._locs = np.empty((0, D))
@@ -378,13 +368,14 @@ class BKB(Optimizer):
 
     # ------------------------------------------------------------- tell chain
     def _initial_kernel(self) -> _Kernel:
-        y_mean, y_std = self.output_scale or (0.0, 1.0)
+        y_mean, y_std = self.options.output_scale or (0.0, 1.0)
         p = self.fixed_kernel if self.fixed_kernel is not None else self._gp.params
         return _Kernel(p.lengthscales.copy(), p.signal_var, p.noise_var, y_mean, y_std,
-                       self.kernel_type)
+                       self.options.kernel_type)
 
     def _lam(self, kernel: _Kernel) -> float:
-        return float(self.lam) if self.lam is not None else max(kernel.noise_var, self.lam_min)
+        o = self.options
+        return float(o.lam) if o.lam is not None else max(kernel.noise_var, float(o.lam_min))
 
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
         """Advance the dictionary chain one evaluation at a time (Fig. 1, inner loop), from
@@ -426,19 +417,20 @@ class BKB(Optimizer):
         if len(locs) > len(sigma2):  # locations new in this step
             sigma2 = np.append(sigma2, _mean_var(sk, None, sk.Q_var, locs[len(sigma2):])[1])
         lev = np.maximum(sigma2, 0.0)
-        if self.resample == "location":  # the c copies' total leverage (module docstring)
+        if self.options.resample == "location":  # the c copies' total leverage (module docstring)
             p_loc = np.minimum(1.0, self.q_bar * counts * lev)
         else:  # Fig. 1 literally: one draw per pull
             p_loc = 1.0 - (1.0 - np.minimum(1.0, self.q_bar * lev)) ** counts
         rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                           spawn_key=(_DICT_STREAM, n)))
+                                                           spawn_key=(BKB_DICTIONARY, n)))
         self._dict_idx = np.flatnonzero(rng.random(len(p_loc)) < p_loc)
         self._n_chain = n
 
     def _fingerprint(self, n: int) -> str:
         """Hash of the settings that shape the chain and of the first n evaluations."""
-        settings = repr((self.seed, self.dim, self.q_bar, self.resample, self.refit_growth,
-                         self.fit_max_points, self.kernel_type, self.output_scale,
+        o = self.options
+        settings = repr((self.seed, self.dim, self.q_bar, o.resample, float(o.refit_growth),
+                         int(o.fit_max_points), o.kernel_type, o.output_scale,
                          self.fixed_kernel is None, self.arms is None))
         return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
@@ -470,7 +462,7 @@ class BKB(Optimizer):
                 (k_ls, k_s2, k_noise, k_mean, k_std) = st["kernel"]
                 (g_ls, g_s2, g_noise, g_std, g_fitted) = st["gp"]
                 kernel = _Kernel(np.asarray(k_ls, dtype=float), float(k_s2), float(k_noise),
-                                 float(k_mean), float(k_std), self.kernel_type)
+                                 float(k_mean), float(k_std), self.options.kernel_type)
                 params = GPParams(np.asarray(g_ls, dtype=float), float(g_s2), float(g_noise))
                 dictionary = np.asarray(st["dictionary"], dtype=int)
                 n_fitted = int(st["n_fitted"])
@@ -483,7 +475,7 @@ class BKB(Optimizer):
             if not ok:
                 continue
             self._dict_idx, self._kernel, self._n_fitted = dictionary, kernel, n_fitted
-            gp = GP(self.dim, kernel_type=self.kernel_type)
+            gp = GP(self.dim, kernel_type=self.options.kernel_type)
             gp.params, gp.y_std, gp.fitted = params, float(g_std), bool(g_fitted)
             self._gp, self._sketch_cache = gp, None
             return n
@@ -524,7 +516,8 @@ class BKB(Optimizer):
     def _refit(self, n: int) -> None:
         """Hyperparameter checkpoint at n evaluations
         (docs/algorithms/bkb.md, "Kernel and refits")."""
-        if next_refit(self._n_fitted, self.refit_growth) > n:
+        o = self.options
+        if next_refit(self._n_fitted, float(o.refit_growth)) > n:
             return
         self._n_fitted = n
         y_all = self.model_values[:n]
@@ -533,8 +526,8 @@ class BKB(Optimizer):
         if self.fixed_kernel is not None:  # the paper's fixed kernel: nothing to refit
             return
         y_imp = impute_failures(y_all)
-        if self.output_scale is not None:
-            y_mean, y_std = self.output_scale
+        if o.output_scale is not None:
+            y_mean, y_std = o.output_scale
         else:
             y_mean = float(y_imp.mean())
             y_std = float(y_imp.std())
@@ -545,13 +538,13 @@ class BKB(Optimizer):
         p = self._gp.params
         ratio = (self._gp.y_std / y_std) ** 2 if self._gp.fitted else 1.0
         self._kernel = _Kernel(p.lengthscales.copy(), p.signal_var * ratio, p.noise_var * ratio,
-                               y_mean, y_std, self.kernel_type)
+                               y_mean, y_std, o.kernel_type)
 
     def _fit_gp(self, X: np.ndarray, y: np.ndarray) -> GP:
         """MAP fit from the prior mode and, once fitted, also from the previous
         hyperparameters; the higher posterior on (X, y) wins (docs/algorithms/bkb.md,
         "Kernel and refits")."""
-        gp = GP(self.dim, kernel_type=self.kernel_type)
+        gp = GP(self.dim, kernel_type=self.options.kernel_type)
         if self._gp.fitted:
             gp.params, gp.fitted = self._gp.params, True
         return gp.fit(X, y, prior_start=True)
@@ -559,14 +552,15 @@ class BKB(Optimizer):
     def _fit_rows(self, n: int) -> np.ndarray:
         """Evaluations used by the fit at n: all when n <= fit_max_points, else the
         dictionary's evaluations first, filled up with a seeded random sample of the rest."""
-        if n <= self.fit_max_points:
+        limit = self.options.fit_max_points
+        if n <= limit:
             return np.arange(n)
         in_dict = np.zeros(len(self._locs), dtype=bool)
         in_dict[self._dict_idx] = True
         mask = in_dict[np.asarray(self._loc_of_told[:n])]
-        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_FIT_STREAM, n)))
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(BKB_FIT, n)))
         first, rest = rng.permutation(np.flatnonzero(mask)), rng.permutation(np.flatnonzero(~mask))
-        return np.sort(np.concatenate([first, rest])[:self.fit_max_points])
+        return np.sort(np.concatenate([first, rest])[:limit])
 
     def _sketch(self) -> _Sketch:
         self._catch_up()
@@ -652,9 +646,10 @@ class BKB(Optimizer):
     def _beta(self, sk: _Sketch, t: int, sigma2_sum: float) -> float:
         """``beta_scale`` times the theorem's ``beta~_t`` (Sec. 4) with the sum capped at
         ``sum_cap``."""
-        xi = self.xi if self.xi is not None else math.sqrt(sk.lam)
-        return self.beta_scale * bkb_beta(t, min(sigma2_sum, self.sum_cap), xi, sk.lam,
-                                          sk.kernel.signal_var, self.delta, self.F, self.eps)
+        o = self.options
+        xi = o.xi if o.xi is not None else math.sqrt(sk.lam)
+        return o.beta_scale * bkb_beta(t, min(sigma2_sum, self.sum_cap), xi, sk.lam,
+                                       sk.kernel.signal_var, float(o.delta), o.F, float(o.eps))
 
     # --------------------------------------------------------------- proposal
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
@@ -753,9 +748,10 @@ class BKB(Optimizer):
         cand = self._candidates(X, y, lo, hi, rng)
         mu, var = _mean_var(sk, P, Q, cand)
         score = mu + beta * np.sqrt(var)
-        if self.n_refine == 0:
+        n_refine = self.options.n_refine
+        if n_refine == 0:
             return cand[int(np.argmax(score))]
-        starts = cand[top_k(score, self.n_refine)]
+        starts = cand[top_k(score, n_refine)]
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             m, v, dm, dv = _mean_var_grad(sk, P, Q, Y)
@@ -772,7 +768,7 @@ class BKB(Optimizer):
         ``"perturb"``: the incumbent with each coordinate redrawn uniformly in [lo, hi] with
         probability min(1, 20 / D), at least one per candidate (TuRBO's candidates)."""
         c, D = self.n_candidates, self.dim
-        if self.candidates == "perturb":
+        if self.options.candidates == "perturb":
             return perturbation_candidates(X[int(np.argmin(y))], lo, hi, c, rng)
         n_sobol = 2 ** int(math.log2(c / 2)) if c >= 4 else 1
         n_local = c - n_sobol

@@ -79,6 +79,7 @@ from ..gp import GP
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
+from ..streams import COBBO_BLOCKS, COBBO_ESCAPES
 from ..trust_region import TrustRegion
 from ..util import (
     check_bool,
@@ -90,8 +91,6 @@ from ..util import (
 )
 
 BLOCK_SIZES = (1, 4, 6, 8, 12, 14, 16, 22, 24, 26, 30)  # Sec. 4.1
-_BLOCK_STREAM = 104_729  # separates block draws from the ask streams
-_ESCAPE_STREAM = 130_363  # separates escape sampling from the ask streams
 _SMOOTH_STEP, _SMOOTH_TRIES = 0.02, 10  # App. B smoothing fallback
 _RESIDUAL_RTOL = 1e-6  # a stage-1 solve further than this from the told values has failed
 # Above this many columns stage 1 is assembled from squared distances cached as points are
@@ -373,23 +372,14 @@ class CobBO(Optimizer):
                                    MEASURED_SCALE_COBBO, MEASURED_BUDGET_COBBO)
         o = self.options
         D = self.dim
-        self.flat_backoff = bool(o.flat_backoff)
         if o.trust_region:
             self.trust_region = TrustRegion(
                 D, failure_tol=o.failure_tol or max(4, min(D, 16)),
                 length_init=float(o.tr_length_init))
-        self.alpha, self.beta = float(o.alpha), float(o.beta)
-        self.block_sizes = np.array(sorted({min(int(s), D) for s in o.block_sizes}))
+        self.block_sizes = np.array(sorted({min(int(s), D) for s in o.block_sizes}))  # capped
         self.tau = backoff_tau(self.horizon, D)
         self.escape_patience = int(o.escape_patience) if o.escape_patience is not None else max(
             20, 2 * math.ceil(D / 15) * math.ceil(self.tau))
-        self.escape_candidates = int(o.escape_candidates)
-        self.acquisition, self.ucb_beta = o.acquisition, float(o.ucb_beta)
-        self.virtual_noise = float(o.virtual_noise)
-        self.local_radius = None if o.local_radius is None else float(o.local_radius)
-        self.max_gp_points = None if o.max_gp_points is None else int(o.max_gp_points)
-        self.n_candidates = int(o.n_candidates)
-        self.restarts, self.fit_maxiter = int(o.restarts), int(o.fit_maxiter)
         # ---- state rebuilt from the told history (module docstring)
         self.log_w = np.full(D, -math.log(D))  # eq. (2), w_0 = 1/D
         self.pivot: int | None = None  # index of V_t in the history
@@ -413,7 +403,7 @@ class CobBO(Optimizer):
     def _draw_block(self, r: int) -> np.ndarray:
         """Block of round ``r``: size uniform over the capped set, coordinates by ``pi_t``."""
         rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                           spawn_key=(_BLOCK_STREAM, r)))
+                                                           spawn_key=(COBBO_BLOCKS, r)))
         size = int(rng.choice(self.block_sizes))
         return np.sort(rng.choice(self.dim, size=size, replace=False, p=self.preference))
 
@@ -440,8 +430,9 @@ class CobBO(Optimizer):
 
     def _update(self, i: int, y: float, meta: dict[str, Any]) -> None:
         """Alg. 2 lines 15-20, eq. (2) and the stopping rule for told point ``i``."""
+        o = self.options
         improved = bool(np.isfinite(y) and y < self.M)
-        flat = self.flat_backoff and bool(np.isfinite(y) and y == self.M)  # "Flat blocks"
+        flat = o.flat_backoff and bool(np.isfinite(y) and y == self.M)  # "Flat blocks"
         delta = relative_improvement(y, self.M) if np.isfinite(self.M) else np.inf
         if improved:
             self.pivot, self.M = i, y
@@ -450,7 +441,7 @@ class CobBO(Optimizer):
             if improved:
                 self.q = 0
             return
-        self.log_w[block] += math.log(self.alpha) if improved else -math.log(self.beta)
+        self.log_w[block] += math.log(o.alpha) if improved else -math.log(o.beta)
         self.log_w -= self.log_w.max()
         self.q = 0 if improved else self.q + 1
         if meta.get("round") == self.round:
@@ -473,8 +464,9 @@ class CobBO(Optimizer):
         self.q = 0
         if good.size:
             rng = np.random.default_rng(np.random.SeedSequence(self.seed,
-                                                               spawn_key=(_ESCAPE_STREAM, n)))
-            pick = rng.choice(good, size=min(self.escape_candidates, good.size), replace=False)
+                                                               spawn_key=(COBBO_ESCAPES, n)))
+            pick = rng.choice(good, size=min(self.options.escape_candidates, good.size),
+                              replace=False)
             ref = self.X[self.pivot] if self.pivot is not None else self.X[pick[0]]
             j = int(pick[np.argmax(np.linalg.norm(self.X[pick] - ref, axis=1))])
             self.pivot, self.M = j, float(self.merit[j])
@@ -488,7 +480,8 @@ class CobBO(Optimizer):
         C = self.block
         V = self.X[self.pivot]
         Xb, zb, extra = self._subspace_data(V, C)
-        gp = GP(len(C), fit_maxiter=self.fit_maxiter).fit(Xb, -zb, noise=extra)
+        fit_maxiter = self.options.fit_maxiter
+        gp = GP(len(C), fit_maxiter=fit_maxiter).fit(Xb, -zb, noise=extra)
         meta = {"round": self.round, "block": [int(c) for c in C]}
         fantasy = [p[C] for p in self.pending]
         out = []
@@ -497,7 +490,7 @@ class CobBO(Optimizer):
             if fantasy:  # kriging believer on projected pending points
                 Fp = np.array(fantasy)
                 mean_p = gp.predict(Fp)[0]
-                model = GP(len(C), fit_maxiter=self.fit_maxiter)
+                model = GP(len(C), fit_maxiter=fit_maxiter)
                 model.params = gp.params
                 model.set_data(np.vstack([Xb, Fp]), np.concatenate([-zb, mean_p]),
                                np.concatenate([extra, np.zeros(len(Fp))]))
@@ -519,7 +512,7 @@ class CobBO(Optimizer):
         _, first = np.unique(X[order][:, C], axis=0, return_index=True)
         keep = order[first]  # distinct virtual points, a real observation when one coincides
         dist = np.linalg.norm(X[keep][:, C] - V[C], axis=1)
-        keep = keep[np.argsort(dist, kind="stable")[: self.max_gp_points]]
+        keep = keep[np.argsort(dist, kind="stable")[: self.options.max_gp_points]]
         is_real = shift[keep] <= 1e-12
         values = y[keep].copy()
         length = 1.0
@@ -534,8 +527,8 @@ class CobBO(Optimizer):
                 Q2 = shift**2 + ((XC[virtual][:, None, :] - XC[None, :, :]) ** 2).sum(axis=2)
                 length = rbf_length(X)
                 values[~is_real] = rbf_from_distances(self.distances.update(X), y, Q2, length)
-        extra = np.where(is_real, 0.0,
-                         self.virtual_noise * np.minimum(1.0, (shift[keep] / length) ** 2))
+        noise = float(self.options.virtual_noise)
+        extra = np.where(is_real, 0.0, noise * np.minimum(1.0, (shift[keep] / length) ** 2))
         return X[keep][:, C], values, extra
 
     def _maximize(self, gp: GP, v_block: np.ndarray, avoid: np.ndarray,
@@ -546,29 +539,31 @@ class CobBO(Optimizer):
         points already in the subspace, e.g. the pivot itself) is returned; if
         all coincide, a uniform point of the local box.
         """
+        o = self.options
         d = len(v_block)
         post = gp.subspace(np.arange(d), v_block[None, :])
         best = float(np.max(gp.z))
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             mean, var, dmean, dvar = post(Y, np.zeros(len(Y), dtype=int))
-            if self.acquisition == "ucb":
-                return ucb(mean, var, dmean, dvar, self.ucb_beta)
+            if o.acquisition == "ucb":
+                return ucb(mean, var, dmean, dvar, float(o.ucb_beta))
             return expected_improvement(mean, var, dmean, dvar, best)
 
         lo, hi = np.zeros(d), np.ones(d)
         if self.trust_region is not None:
             lo = np.maximum(lo, v_block - self.trust_region.length / 2)
             hi = np.minimum(hi, v_block + self.trust_region.length / 2)
-        elif self.local_radius is not None:
-            lo = np.maximum(lo, v_block - self.local_radius)
-            hi = np.minimum(hi, v_block + self.local_radius)
-        c = self.n_candidates
+        elif o.local_radius is not None:
+            radius = float(o.local_radius)
+            lo = np.maximum(lo, v_block - radius)
+            hi = np.minimum(hi, v_block + radius)
+        c = o.n_candidates
         n_local = c // 4
         local = np.clip(v_block + rng.normal(0.0, 0.1, (n_local, d)), lo, hi)
         uniform = lo + rng.random((c - 1 - n_local, d)) * (hi - lo)
         cand = np.vstack([v_block[None, :], local, uniform])
-        Y0 = cand[top_k(acq(cand)[0], self.restarts)]
+        Y0 = cand[top_k(acq(cand)[0], o.restarts)]
         Y, vals = lbfgsb_batch(acq, Y0, lo, hi)
         for k in np.argsort(-vals, kind="stable"):
             if np.min(np.abs(avoid - Y[k]).max(axis=1)) > 1e-9:

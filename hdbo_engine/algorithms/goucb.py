@@ -70,6 +70,7 @@ from ..gp import run_end, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
+from ..streams import GOUCB_INIT
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import (
     check_bool,
@@ -85,7 +86,6 @@ from ..util import (
 __all__ = ["GOUCB", "GOUCBOptions", "default_model"]
 
 _INSTALL_HINT = 'GOUCB needs torch; install it with: pip install "hdbo[torch]"'
-_INIT_STREAM = 104_729  # separates the Phase I initialisation seeds from ask streams
 _ACQUISITIONS = ("linearized", "joint")
 _PHASE1_KEY = "goucb_phase1"  # meta keys of recorded fits [#state-from-history-and-rebuild]
 _REFIT_KEY = "goucb_refit"
@@ -406,21 +406,11 @@ class GOUCB(Optimizer):
                              f"got {o.device!r}") from None
         self.torch = torch
         horizon = self.horizon
-        self.hidden = int(o.hidden)
-        self.model_factory = o.model_factory
         self.lam = float(o.lam) if o.lam is not None else math.sqrt(horizon) * math.log(
             horizon) ** 2
         self.lam = max(self.lam, 1e-6)
-        self.beta_mode, self.beta_scale = o.beta, float(o.beta_scale)
-        self.acquisition = o.acquisition
-        self.n_candidates, self.restarts = int(o.n_candidates), int(o.restarts)
-        self.fit_restarts, self.fit_maxiter = int(o.fit_restarts), int(o.fit_maxiter)
-        self.refit_every = int(o.refit_every)
-        self.failure_tol = int(o.failure_tol)
-        self.refit_maxiter = int(o.refit_maxiter)
         if o.trust_region:
-            self.trust_region = TrustRegion(self.dim, failure_tol=self.failure_tol)
-        self.joint_steps, self.joint_lr = int(o.joint_steps), float(o.joint_lr)
+            self.trust_region = TrustRegion(self.dim, failure_tol=int(o.failure_tol))
         self.model = _FlatModel(self._make_module(0), torch, self.device)
         self._check_model()
         self._phase1: dict[str, Any] | None = None  # cached oracle fit (Phase I)
@@ -448,12 +438,13 @@ class GOUCB(Optimizer):
     def _make_module(self, restart: int) -> Any:
         """A fresh module, initialised under a torch generator seeded by (seed, restart)."""
         torch = _import_torch()
-        seq = np.random.SeedSequence(self.seed, spawn_key=(_INIT_STREAM, restart))
+        seq = np.random.SeedSequence(self.seed, spawn_key=(GOUCB_INIT, restart))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(seq.generate_state(1, dtype=np.uint64)[0] % (2**63)))
-            if self.model_factory is None:
-                return default_model(self.dim, self.hidden)
-            module = self.model_factory(self.dim)
+            factory = self.options.model_factory
+            if factory is None:
+                return default_model(self.dim, int(self.options.hidden))
+            module = factory(self.dim)
         if not isinstance(module, torch.nn.Module):
             raise TypeError(f"model_factory: expected it to return a torch.nn.Module, "
                             f"got {type(module).__name__}")
@@ -498,7 +489,7 @@ class GOUCB(Optimizer):
         best_w, best_loss = self._recorded(_PHASE1_KEY, end), math.inf
         if best_w is not None:  # recorded by an earlier ask on this history (docstring)
             best_w, best_loss = best_w
-        for r in range(0 if best_w is not None else self.fit_restarts):
+        for r in range(0 if best_w is not None else self.options.fit_restarts):
             w0 = self.model.flat_params() if r == 0 else \
                 _FlatModel(self._make_module(r), self.torch, self.device).flat_params()
             w, loss = self._least_squares(w0, Xt, zt)
@@ -516,8 +507,8 @@ class GOUCB(Optimizer):
         """Full-batch L-BFGS (strong Wolfe) on mean((f_w(x_j) - z_j)^2), eq. (2)."""
         torch = self.torch
         w = w_init.clone().requires_grad_(True)
-        opt = torch.optim.LBFGS([w], lr=1.0, max_iter=maxiter or self.fit_maxiter, history_size=50,
-                                tolerance_grad=1e-10, tolerance_change=1e-14,
+        opt = torch.optim.LBFGS([w], lr=1.0, max_iter=maxiter or int(self.options.fit_maxiter),
+                                history_size=50, tolerance_grad=1e-10, tolerance_change=1e-14,
                                 line_search_fn="strong_wolfe")
 
         def objective() -> Any:
@@ -552,12 +543,12 @@ class GOUCB(Optimizer):
             self._b = torch.zeros_like(self._w)
         y_all = impute_failures(self.model_values)
         bare = told_without_meta(self.metas)
-        if self.refit_every and np.isfinite(self.model_values[0]):  # prefix-consistent imputation
+        every = int(self.options.refit_every)
+        if every and np.isfinite(self.model_values[0]):  # prefix-consistent imputation
             self._restore_refit(end, y_all, bare)
         i = end + self._n_done
         while i < self.n_told:
-            due = end + self.refit_every * (self._n_done // self.refit_every + 1) \
-                if self.refit_every else self.n_told + 1
+            due = end + every * (self._n_done // every + 1) if every else self.n_told + 1
             if due <= self.n_told and bare[i:due].all():  # a refit due in a run: at its end
                 n = run_end(due, bare)
                 self._refit(n, y_all[:n], self._anchor["w0"])
@@ -571,7 +562,7 @@ class GOUCB(Optimizer):
             self._b = self._b + g * (g @ self._w + z - f)
             self._w = self._ball.inv_apply(self._b + self.lam * a["w0"])  # eq. (5)
             self._n_done += 1
-            if self.refit_every and self._n_done % self.refit_every == 0:
+            if every and self._n_done % every == 0:
                 self._refit(i + 1, y_all[: i + 1])
             i += 1
         return p1
@@ -590,7 +581,7 @@ class GOUCB(Optimizer):
         mean, std = self._standardise(y)
         Xt, zt = self._tensor(self.X[:n]), self._tensor(-(y - mean) / std)
         w0, loss = self._least_squares(self._w if start is None else start, Xt, zt,
-                                       self.refit_maxiter)
+                                       int(self.options.refit_maxiter))
         if not math.isfinite(loss):
             w0 = self._anchor["w0"]
         self._anchor_at(n, y, w0)
@@ -611,9 +602,10 @@ class GOUCB(Optimizer):
     # ------------------------------------------------------- recorded fits
     def _fingerprint(self, n: int) -> str:
         """Hash of the settings that shape the fits and of the first n told points."""
-        settings = repr((self.seed, self.dim, self.hidden, repr(self.model_factory),
-                         self.fit_restarts, self.fit_maxiter, self.refit_maxiter,
-                         self.refit_every, self.lam, self.n_init))
+        o = self.options
+        settings = repr((self.seed, self.dim, int(o.hidden), repr(o.model_factory),
+                         int(o.fit_restarts), int(o.fit_maxiter), int(o.refit_maxiter),
+                         int(o.refit_every), self.lam, self.n_init))
         return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
     def _record(self, n: int, w: Any, loss: float = math.nan) -> dict[str, Any]:
@@ -643,7 +635,7 @@ class GOUCB(Optimizer):
         done = end + self._n_done
         ns = {st["n"] for m in self.metas if isinstance(st := m.get(_REFIT_KEY), dict)
               and isinstance(st.get("n"), int) and done < st["n"] <= self.n_told
-              and ((st["n"] - end) % self.refit_every == 0 or bare[st["n"] - 1])}
+              and ((st["n"] - end) % self.options.refit_every == 0 or bare[st["n"] - 1])}
         for n in sorted(ns, reverse=True):
             hit = self._recorded(_REFIT_KEY, n)
             if hit is not None:
@@ -667,12 +659,13 @@ class GOUCB(Optimizer):
 
     def beta(self, t: int) -> float:
         """beta_t of eq. (6) for Phase II round t (module docstring)."""
-        if self.beta_mode == "practical":
-            return self.beta_scale * (1.0 + t / self.horizon)
-        if self.beta_mode == "paper":
+        o = self.options
+        if o.beta == "practical":
+            return float(o.beta_scale) * (1.0 + t / self.horizon)
+        if o.beta == "paper":
             F = self._phase1["F"] if self._phase1 is not None else 1.0
             return float(self.d_w) ** 3 * F**4 * t / self.horizon
-        return float(self.beta_mode)
+        return float(o.beta)
 
     def paper_output(self, seed: int | None = None) -> np.ndarray | None:
         """The paper's output: a Phase II query drawn uniformly (Algorithm 1, "Output")."""
@@ -719,7 +712,7 @@ class GOUCB(Optimizer):
     def _candidates(self, rng: np.random.Generator, lower: np.ndarray,
                     upper: np.ndarray) -> np.ndarray:
         """Step 5's starting points in [lower, upper] (module docstring)."""
-        c = self.n_candidates
+        c = self.options.n_candidates
         incumbent = self.best[0] if self.best is not None else rng.random(self.dim)
         if self.trust_region is not None:
             return perturbation_candidates(incumbent, lower, upper, c, rng)
@@ -737,11 +730,12 @@ class GOUCB(Optimizer):
             scores = torch.cat([self._ucb(ball, w, beta, self._tensor(cand[k:k + 256]))
                                 for k in range(0, len(cand), 256)]).cpu().numpy()
         scores = np.where(np.isfinite(scores), scores, -np.inf)
-        if not self.restarts:
+        restarts = self.options.restarts
+        if not restarts:
             k = int(np.argmax(scores))
             return cand[k], float(scores[k])
-        starts = cand[top_k(scores, self.restarts)]
-        if self.acquisition == "joint":
+        starts = cand[top_k(scores, restarts)]
+        if self.options.acquisition == "joint":
             return self._joint_ascent(ball, w, beta, starts, lower, upper)
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -767,10 +761,10 @@ class GOUCB(Optimizer):
             U0 = U0 / torch.clamp(U0.norm(dim=1, keepdim=True), min=1e-300)
         X = X0.clone().requires_grad_(True)
         U = U0.clone().requires_grad_(True)
-        opt = torch.optim.Adam([X, U], lr=self.joint_lr)
+        opt = torch.optim.Adam([X, U], lr=float(self.options.joint_lr))
         best_val = torch.full((len(starts),), -math.inf, dtype=torch.float64, device=self.device)
         best_X = X0.clone()
-        for _ in range(self.joint_steps + 1):
+        for _ in range(self.options.joint_steps + 1):
             W = w[None] + radius * inv_sqrt(U)
             val = self.model.values_per_row(W, X)
             with torch.no_grad():

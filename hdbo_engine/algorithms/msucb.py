@@ -65,6 +65,7 @@ from ..gp import GP, HyperparameterChain, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
 from ..space import Space
+from ..streams import MSUCB_MASKS, MSUCB_Z
 from ..trust_region import TrustRegion
 from ..util import (
     check_bool,
@@ -75,8 +76,6 @@ from ..util import (
     warn_beyond_measured_scale,
 )
 
-_Z_STREAM = 7_919  # separates the Z_t stream from the ask streams
-_MASK_STREAM = 7_927  # the perturbation masks of Z_t (module docstring)
 _CHAIN_KEY = "gp_chain"  # meta key of a recorded hyperparameter checkpoint
 _ACQUISITIONS = ("ucb", "logei")
 
@@ -191,27 +190,20 @@ class MSUCB(Optimizer):
                          **overrides)
         warn_beyond_measured_scale(type(self).__name__, "msucb", self.dim, self.budget)
         o = self.options
-        self.acquisition = o.acquisition
         D = self.dim
         if o.trust_region:
             self.trust_region = TrustRegion(D, failure_tol=int(o.failure_tol or max(4, D)))
-        self.d = int(min(o.d, D))
-        self.N0, self.alpha = int(o.N0), float(o.alpha)
-        self.a, self.b, self.delta, self.beta_scale = o.a, o.b, o.delta, o.beta_scale
-        self.n_optimize, self.restarts = o.n_optimize, int(o.restarts)
-        self.screen_budget = int(o.screen_budget)
-        default_cand = 512 if self.d == D else 32
-        self.n_candidates = int(o.n_candidates or default_cand)
+        self.d = int(min(o.d, D))  # capped at D
+        self.n_candidates = int(o.n_candidates or (512 if self.d == D else 32))
         self.free = np.arange(D - self.d, D)  # last d coordinates (Definition 1)
         self.fixed = np.arange(D - self.d)
         self.chain = HyperparameterChain(D, refit_growth=o.refit_growth)
         self._Z_blocks: list[np.ndarray] = []
         self._mask_blocks: list[np.ndarray] = []
-        self.n_perturb = o.n_perturb
 
     # ------------------------------------------------------------------ Z_t
     def _n_new(self, t: int) -> int:
-        return int(round(self.N0 * t**self.alpha))
+        return int(round(self.options.N0 * t**self.options.alpha))
 
     def _draws(self, blocks: list[np.ndarray], stream: int, t: int) -> np.ndarray:
         """Uniform draws (one row per subspace of ``Z_t``, D - d columns) of the stream
@@ -225,13 +217,13 @@ class MSUCB(Optimizer):
 
     def subspaces(self, t: int) -> np.ndarray:
         """``Z_t`` as an array (|Z_t|, D - d), in the engine's [0, 1] coordinates."""
-        return self._draws(self._Z_blocks, _Z_STREAM, t)
+        return self._draws(self._Z_blocks, MSUCB_Z, t)
 
     def masks(self, t: int) -> np.ndarray:
         """Which fixed coordinates each subspace of ``Z_t`` moves off the incumbent."""
-        k = len(self.fixed)
-        p = 1.0 if self.n_perturb is None or k == 0 else min(1.0, self.n_perturb / k)
-        return self._draws(self._mask_blocks, _MASK_STREAM, t) < p
+        k, n_perturb = len(self.fixed), self.options.n_perturb
+        p = 1.0 if n_perturb is None or k == 0 else min(1.0, n_perturb / k)
+        return self._draws(self._mask_blocks, MSUCB_MASKS, t) < p
 
     def fixed_values(self, t: int, lo: np.ndarray, hi: np.ndarray,
                      incumbent: np.ndarray) -> np.ndarray:
@@ -243,13 +235,14 @@ class MSUCB(Optimizer):
         """
         f = self.fixed
         Zv = lo[f] + self.subspaces(t) * (hi - lo)[f]
-        if self.n_perturb is None:
+        if self.options.n_perturb is None:
             return Zv
         return np.where(self.masks(t), Zv, incumbent[f])
 
     def beta(self, t: int) -> float:
         """``beta_scale * beta_t`` (module docstring)."""
-        return self.beta_scale * msucb_beta(t, self.d, self.dim, self.a, self.b, self.delta)
+        o = self.options
+        return o.beta_scale * msucb_beta(t, self.d, self.dim, o.a, o.b, o.delta)
 
     # ------------------------------------------------------------- proposal
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
@@ -281,6 +274,7 @@ class MSUCB(Optimizer):
     def _maximize(self, gp: GP, incumbent: np.ndarray, t: int,
                   rng: np.random.Generator) -> tuple[np.ndarray, dict]:
         """Eq. (8): best point over the subspaces of Z_t (module docstring)."""
+        o = self.options
         beta = self.beta(t)
         # log-EI's incumbent: the best of the model's targets (negated scale), i.e. the best
         # told value, or a kriging-believer fantasy of a pending point if that is higher
@@ -302,7 +296,7 @@ class MSUCB(Optimizer):
 
         def score(mean: np.ndarray, var: np.ndarray, dmean: np.ndarray | None = None,
                   dvar: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-            if self.acquisition == "logei":
+            if o.acquisition == "logei":
                 return log_expected_improvement(mean, var, dmean, dvar, best)
             return ucb(mean, var, dmean, dvar, beta)
 
@@ -316,14 +310,14 @@ class MSUCB(Optimizer):
         c = self.n_candidates
         flo, fhi = lo[self.free], hi[self.free]
         cand = self._candidates(incumbent[self.free], flo, fhi, c, rng)  # (c, d)
-        if self.n_optimize is None or self.n_optimize >= s:
+        if o.n_optimize is None or o.n_optimize >= s:
             chosen = np.arange(s)
         else:  # screen every subspace on the first c_screen candidates
-            c_screen = max(1, min(c, self.screen_budget // s))
+            c_screen = max(1, min(c, o.screen_budget // s))
             screen = score(*post.grid(cand[:c_screen]))[0]
-            chosen = top_k(screen.max(1), self.n_optimize)
+            chosen = top_k(screen.max(1), o.n_optimize)
         scores = score(*post.grid(cand, chosen))[0]
-        starts_per = min(self.restarts, c)
+        starts_per = min(int(o.restarts), c)
         start_idx = np.argsort(-scores, axis=1)[:, :starts_per]
         Y0 = cand[start_idx].reshape(-1, d)
         which0 = np.repeat(chosen, starts_per)
