@@ -105,7 +105,7 @@ def test_hd_suite_covers_off_centre_problems_and_real_tasks() -> None:
     assert {c.method for c in cells if c.budget == 2000} == {
         "auto", "auto-cobyla", "msucb", "cobbo", "goucb", "bkb", "ng-ngopt", "ng-cma",
         "random", "botorch", "optuna-tpe", "optuna-cmaes", "optuna-gp"}
-    for noisy in ("noisy_lunar_lander", "noisy_shifted_ackley"):
+    for noisy in ("noisy_lunar_lander", "noisy_swimmer", "noisy_hopper", "noisy_shifted_ackley"):
         assert {(c.dim, c.budget) for c in cells if c.problem == noisy} == {
             (TASKS.get(noisy, 100), 500)}
         assert {c.method for c in cells if c.problem == noisy} == NOISY_GROUP_METHODS

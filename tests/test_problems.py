@@ -102,7 +102,8 @@ def test_noisy_ackley_is_shifted_ackley_plus_unit_gaussian_noise():
     assert noisy.noisy and not clean.noisy and noisy.f_min == clean.f_min == 0.0
 
 
-@pytest.mark.parametrize("name", ["noisy_shifted_ackley", "noisy_lunar_lander"])
+@pytest.mark.parametrize("name", ["noisy_shifted_ackley", "noisy_lunar_lander",
+                                  "noisy_swimmer", "noisy_hopper"])
 def test_noisy_draws_are_reproducible_per_seed(name):
     dim = TASKS.get(name, 10)
     U = np.random.default_rng(1).random((3, dim))
@@ -145,3 +146,31 @@ def test_noisy_lunar_lander_trains_and_scores_on_disjoint_episodes(monkeypatch):
     assert p.noise_free(gymnasium_constants)[0] == true_value  # the same episodes each time
     assert len(set(draws)) == 8 and true_value not in draws
     assert true_value < -100  # the heuristic lands on average over the held-out terrains
+
+
+@pytest.mark.parametrize(("name", "env_id", "dim"), [("noisy_swimmer", "Swimmer-v5", 16),
+                                                     ("noisy_hopper", "Hopper-v5", 33)])
+def test_noisy_policies_train_and_score_on_disjoint_start_states(monkeypatch, name, env_id,
+                                                                 dim):
+    """A policy's noise-free value is minus its mean return over the 50 held-out episodes,
+    computed here with gymnasium directly; its draws are single episodes on other resets."""
+    gymnasium = pytest.importorskip("gymnasium")
+    seeds: list[int] = []
+    make = gymnasium.make
+    monkeypatch.setattr(gymnasium, "make", lambda env_id: _SeedRecorder(make(env_id), seeds))
+    p = make_problem(name, dim, seed=0)
+    W = np.random.default_rng(0).uniform(-0.3, 0.3, dim)
+    p(np.tile(W, (4, 1)))
+    training = list(seeds)
+    held_out = p.info["held_out_episode_seeds"]
+    assert len(set(training)) == 4 and not set(training) & set(held_out)
+    env, returns = make(env_id), []
+    for seed in held_out:
+        obs, _ = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            action = np.clip(W.reshape(env.action_space.shape[0], -1) @ obs, -1.0, 1.0)
+            obs, reward, terminated, truncated, _ = env.step(action)
+            total, done = total + float(reward), terminated or truncated
+        returns.append(total)
+    assert p.noise_free(W)[0] == pytest.approx(-np.mean(returns), rel=1e-12)
