@@ -161,10 +161,12 @@ class Cell:
     method: str
     seed: int
     time_limit_s: float | None = None  # optimizer CPU seconds; None: no limit
+    workers: int = 1  # points asked together and told together (synchronous batches)
 
     @property
     def group(self) -> str:
-        return f"{self.problem}-D{self.dim}-n{self.budget}"
+        workers = f"-w{self.workers}" if self.workers > 1 else ""
+        return f"{self.problem}-D{self.dim}-n{self.budget}{workers}"
 
     def paths(self, out: Path) -> tuple[Path, Path]:
         base = out / "cells" / self.group / self.method / f"seed{self.seed}"
@@ -192,7 +194,7 @@ class Suite:
             unknown = sorted(set(methods) - {c.method for c in self.cells_by_seed})
             if unknown:
                 raise ValueError(f"--methods: {unknown} not in suite {self.name!r}")
-        return [Cell(c.problem, c.dim, c.budget, c.method, s, c.time_limit_s)
+        return [Cell(c.problem, c.dim, c.budget, c.method, s, c.time_limit_s, c.workers)
                 for s in range(first_seed, first_seed + n) for c in self.cells_by_seed
                 if methods is None or c.method in methods]
 
@@ -245,7 +247,12 @@ def load_suite(name_or_path: str) -> Suite:
                                  f"{problem} is constrained")
         limit = g.get("cell_time_limit_s", suite_limit)
         limit = None if limit is None else float(limit)
-        cells += [Cell(problem, dim, budget, m, 0, limit)
+        workers = g.get("workers", 1)
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"suite: {where}.workers must be an int >= 1, got {workers!r}")
+        if workers > 1 and any(make_bench_problem(p, d).n_constraints for p, d in pairs):
+            raise ValueError(f"suite: {where}.workers: constrained problems run one worker")
+        cells += [Cell(problem, dim, budget, m, 0, limit, workers)
                   for m in g["methods"] for problem, dim in pairs]
     return Suite(name=data.get("name", path.stem), description=data.get("description", ""),
                  seeds=int(data.get("seeds", 5)), cells_by_seed=tuple(cells),
@@ -321,11 +328,14 @@ AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray,
 
 
 class Runner(NamedTuple):
-    """A method's ask, tell and recommend (see the comment above)."""
+    """A method's ask, tell and recommend (see the comment above); ``ask_batch(n)`` asks for
+    ``n`` points at once in the method's own batch mode (None: ``n`` asks in a row, each
+    seeing the earlier ones pending)."""
 
     ask: Callable[[], tuple[np.ndarray, Any]]
     tell: Callable[..., None]
     recommend: Callable[[], np.ndarray | None]
+    ask_batch: Callable[[int], list[tuple[np.ndarray, Any]]] | None = None
 
 
 def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
@@ -343,19 +353,24 @@ def _engine(name: str, dim: int, budget: int, seed: int) -> Runner:
     def tell(_token: Any, x: np.ndarray, y: float, constraints: np.ndarray | None = None
              ) -> None:
         if constraints is None or base in UNIFORM_BASELINES:
-            opt.tell(x, y)
+            opt.tell(x, y)  # the pending proposal at x gives its meta
         else:
             opt.tell(x, y, constraints=constraints)
 
-    return Runner(ask, tell, opt.recommend)
+    def ask_batch(n: int) -> list[tuple[np.ndarray, Any]]:
+        return [(p.x, None) for p in opt.ask(n)]
+
+    return Runner(ask, tell, opt.recommend, ask_batch)
 
 
-def _optuna(kind: str, dim: int, budget: int, seed: int) -> Runner:
+def _optuna(kind: str, dim: int, budget: int, seed: int, workers: int = 1) -> Runner:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    samplers = {
-        "optuna-tpe": lambda: optuna.samplers.TPESampler(multivariate=True, seed=seed),
+    samplers = {  # with workers, TPE's batch mode: running trials as the worst value
+        "optuna-tpe": lambda: optuna.samplers.TPESampler(multivariate=True, seed=seed,
+                                                         **({"constant_liar": True}
+                                                            if workers > 1 else {})),
         "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
         "optuna-cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
     }
@@ -394,16 +409,19 @@ def _skopt_gp(dim: int, budget: int, seed: int) -> Runner:
     def recommend() -> np.ndarray | None:
         return np.asarray(opt.Xi[int(np.argmin(opt.yi))], dtype=float) if opt.yi else None
 
-    return Runner(ask, lambda x, _x, y: opt.tell(x, y), recommend)
+    def ask_batch(n: int) -> list[tuple[np.ndarray, Any]]:
+        return [(np.asarray(x, dtype=float), x) for x in opt.ask(n_points=n)]
+
+    return Runner(ask, lambda x, _x, y: opt.tell(x, y), recommend, ask_batch)
 
 
-def _nevergrad(kind: str, dim: int, budget: int, seed: int) -> Runner:
+def _nevergrad(kind: str, dim: int, budget: int, seed: int, workers: int = 1) -> Runner:
     import nevergrad as ng
 
     param = ng.p.Array(shape=(dim,), lower=0.0, upper=1.0)
     param.random_state = np.random.RandomState(seed)
     opt = ng.optimizers.registry[{"ng-ngopt": "NGOpt", "ng-cma": "CMA"}[kind]](
-        parametrization=param, budget=budget)
+        parametrization=param, budget=budget, num_workers=workers)
 
     def ask() -> tuple[np.ndarray, Any]:
         cand = opt.ask()
@@ -453,16 +471,22 @@ def _botorch(dim: int, budget: int, seed: int) -> Runner:
         fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
         return model, train_X
 
-    def ask() -> tuple[np.ndarray, Any]:
+    def ask_batch(n: int) -> list[tuple[np.ndarray, Any]]:
+        """``n`` points: the Sobol design's next, then one qLogNEI batch of the rest."""
         nonlocal asked
-        asked += 1
-        if asked <= len(design):
-            return design[asked - 1].numpy(), None
-        model, train_X = fitted()
-        acq = qLogNoisyExpectedImprovement(model, X_baseline=train_X, prune_baseline=True)
-        candidate, _ = optimize_acqf(acq, bounds=bounds, q=1, num_restarts=10, raw_samples=512,
-                                     options={"sample_around_best": True})
-        return candidate[0].detach().numpy(), None
+        out = [(design[i].numpy(), None) for i in range(asked, min(asked + n, len(design)))]
+        asked += len(out)
+        if len(out) < n:
+            model, train_X = fitted()
+            acq = qLogNoisyExpectedImprovement(model, X_baseline=train_X, prune_baseline=True)
+            candidates, _ = optimize_acqf(acq, bounds=bounds, q=n - len(out), num_restarts=10,
+                                          raw_samples=512, options={"sample_around_best": True})
+            out += [(c.detach().numpy(), None) for c in candidates]
+            asked += len(candidates)
+        return out
+
+    def ask() -> tuple[np.ndarray, Any]:
+        return ask_batch(1)[0]
 
     def tell(_token: Any, x: np.ndarray, y: float) -> None:
         X.append(np.asarray(x, dtype=float))
@@ -477,19 +501,20 @@ def _botorch(dim: int, budget: int, seed: int) -> Runner:
             mean = model.posterior(train_X).mean.squeeze(-1)
         return X[int(torch.argmax(mean))].copy()
 
-    return Runner(ask, tell, recommend)
+    return Runner(ask, tell, recommend, ask_batch)
 
 
-def make_runner(method: str, dim: int, budget: int, seed: int) -> Runner:
-    """The :class:`Runner` of ``method`` for a ``dim``-dimensional unit-cube problem."""
+def make_runner(method: str, dim: int, budget: int, seed: int, workers: int = 1) -> Runner:
+    """The :class:`Runner` of ``method`` for a ``dim``-dimensional unit-cube problem, set up
+    for ``workers`` points asked at a time where the method has a setting for it."""
     if method in (*ours(), *paper_methods(), *AUTO_PARTS, *baselines()):
         return _engine(method, dim, budget, seed)
     if method.startswith("optuna-"):
-        return _optuna(method, dim, budget, seed)
+        return _optuna(method, dim, budget, seed, workers)
     if method == "skopt-gp":
         return _skopt_gp(dim, budget, seed)
     if method.startswith("ng-"):
-        return _nevergrad(method, dim, budget, seed)
+        return _nevergrad(method, dim, budget, seed, workers)
     if method == "botorch":
         return _botorch(dim, budget, seed)
     raise ValueError(f"method: unknown name {method!r}; expected one of {list(methods())}")
@@ -562,7 +587,7 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
         return json.loads(json_path.read_text())
     problem = make_bench_problem(cell.problem, cell.dim, cell.seed)
     start = time.perf_counter()
-    runner = make_runner(cell.method, cell.dim, cell.budget, cell.seed)
+    runner = make_runner(cell.method, cell.dim, cell.budget, cell.seed, cell.workers)
     setup_s = time.perf_counter() - start
     rows, opt_time, opt_cpu, status = [], 0.0, 0.0, "done"
     best = np.inf
@@ -600,7 +625,9 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
             status = "timeout"
         return stop
 
-    if constrained is None:
+    if cell.workers > 1:
+        drive_batches(runner, problem.evaluate_unit, cell.budget, cell.workers, on_step)
+    elif constrained is None:
         drive(runner.ask, runner.tell, problem.evaluate_unit, cell.budget, on_step)
     else:
         drive(runner.ask, constrained.tell(runner.tell), constrained.evaluate, cell.budget,
@@ -635,6 +662,34 @@ def run_cell(cell: Cell, out: Path) -> dict[str, Any]:
     tmp.write_text(json.dumps(summary, indent=1) + "\n")
     tmp.replace(json_path)
     return summary
+
+
+def drive_batches(runner: Runner, evaluate: Callable[[np.ndarray], float], budget: int,
+                  workers: int, on_step: Callable[[Step], bool | None]) -> int:
+    """:func:`~hdbo_engine.loop.drive` for ``workers`` workers in step: each round asks for
+    ``workers`` points (the last round for what the budget leaves), evaluates them all, then
+    tells them all; a round's ask and tell times are shared equally among its points. Stops
+    after the round in which ``on_step`` returns True. Returns the evaluations made."""
+    done = 0
+    while done < budget:
+        k = min(workers, budget - done)
+        c0, t0 = time.process_time(), time.perf_counter()
+        asked = (runner.ask_batch(k) if runner.ask_batch is not None
+                 else [runner.ask() for _ in range(k)])
+        t1, c1 = time.perf_counter(), time.process_time()
+        values = [evaluate(x) for x, _ in asked]
+        c2, t2 = time.process_time(), time.perf_counter()
+        for (x, token), y in zip(asked, values, strict=True):
+            runner.tell(token, x, y)
+        t3, c3 = time.perf_counter(), time.process_time()
+        stop = False
+        for (x, _), y in zip(asked, values, strict=True):
+            done += 1
+            step = Step(done, x, y, (t1 - t0) / k, (t3 - t2) / k, (c1 - c0) / k, (c3 - c2) / k)
+            stop = bool(on_step(step)) or stop
+        if stop:
+            break
+    return done
 
 
 class Constrained:

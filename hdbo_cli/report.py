@@ -110,6 +110,7 @@ class GroupStats:
     listed: list[str] = field(default_factory=list)
     constraints: int = 0  # the number of constraints; 0: unconstrained
     best_known: float | None = None  # a constrained problem's best known value, if any
+    workers: int = 1  # points asked and told together (synchronous batches)
     feasible: dict[str, dict[int, bool]] = field(default_factory=lambda: defaultdict(dict))
     runs: dict[str, dict[int, CellRun]] = field(default_factory=lambda: defaultdict(dict))
     best: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -121,7 +122,8 @@ class GroupStats:
 
     @property
     def name(self) -> str:
-        return f"{self.problem}-D{self.dim}-n{self.budget}"
+        workers = f"-w{self.workers}" if self.workers > 1 else ""
+        return f"{self.problem}-D{self.dim}-n{self.budget}{workers}"
 
     def methods(self) -> list[str]:
         seen = set(self.best) | set(self.dnf)
@@ -199,7 +201,7 @@ def load_results(out: Path) -> list[GroupStats]:
         g = groups.setdefault(s["group"], GroupStats(
             s["problem"], s["dim"], s["budget"], s["f_min"], noise=info.get("noise"),
             listed=listed.get(s["group"], []), constraints=s.get("constraints", 0),
-            best_known=info.get("best_known")))
+            best_known=info.get("best_known"), workers=s.get("workers", 1)))
         with open(json_path.with_suffix(".csv")) as fh:
             data = np.array([[float(r["best_so_far"]), _ask_tell_seconds(r)]
                              for r in csv.DictReader(fh)]).reshape(-1, 2)
@@ -601,7 +603,8 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
         present = g.methods()
         finished = [m for m in present if g.best.get(m)]
         winner = min(finished, key=g.median_best) if finished else None
-        lines += [f"### {g.problem}, D = {g.dim}, {g.budget} evaluations ("
+        workers = f", {g.workers} workers" if g.workers > 1 else ""
+        lines += [f"### {g.problem}, D = {g.dim}, {g.budget} evaluations{workers} ("
                   f"{'f_min' if g.f_min is not None else 'lowest value reached'} = "
                   f"{_fmt(g.f_ref)})", ""]
         if g.constraints:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from dataclasses import asdict
@@ -195,7 +196,7 @@ def test_our_methods_come_from_the_engine_registry() -> None:
         assert ours()[0] == "auto" and ours()[-2:] == ("toy", "paperish")
         assert "paperish-paper" in paper_methods() and "toy-paper" not in paper_methods()
         assert "hidden" in baselines() and "hidden-paper" not in methods()
-        ask, _tell, _recommend = make_runner("paperish-paper", 2, 3, seed=0)
+        ask = make_runner("paperish-paper", 2, 3, seed=0).ask
         assert ask()[0].shape == (2,)  # run through the engine with preset="paper"
     finally:
         for name in ("toy", "paperish", "hidden"):
@@ -290,6 +291,39 @@ def test_report_says_when_its_tables_mix_library_versions(tmp_path: Path) -> Non
     assert "**These tables mix 2 sets of library versions**" in mixed
 
 
+def test_workers_ask_and_tell_in_rounds_of_that_size(tmp_path: Path) -> None:
+    """Three workers, seven evaluations: rounds of 3, 3 and 1; the engine's ask(3) sees
+    nothing told within a round, so the round's three points are distinct, and the group is
+    named and reported with its workers."""
+    path = tmp_path / "w.toml"
+    path.write_text("name = 'w'\nseeds = 1\n[[group]]\nproblems = ['ackley']\ndims = [4]\n"
+                    "budget = 7\nworkers = 3\nmethods = ['random', 'auto', 'ng-cma']\n")
+    out = tmp_path / "out"
+    assert main(["bench", "--suite", str(path), "--out", str(out), "--quiet"]) == 0
+    for method in ("random", "auto", "ng-cma"):
+        cell = Cell("ackley", 4, 7, method, 0, None, 3)
+        assert cell.group == "ackley-D4-n7-w3"
+        csv_path, json_path = cell.paths(out)
+        rows = list(csv.DictReader(open(csv_path)))
+        assert [int(r["evaluation"]) for r in rows] == list(range(1, 8))
+        asks = [float(r["ask_cpu_s"]) for r in rows]
+        assert asks[0] == asks[1] == asks[2] and asks[3] == asks[4] == asks[5]  # shared
+        assert json.loads(json_path.read_text())["workers"] == 3
+    assert "### ackley, D = 4, 7 evaluations, 3 workers" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("workers = 0", "workers must be an int >= 1"),
+    ("workers = 2.5", "workers must be an int >= 1"),
+])
+def test_bad_workers_are_refused(tmp_path: Path, extra: str, message: str) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text("[[group]]\nproblems = ['ackley']\ndims = [4]\nbudget = 7\n"
+                    f"{extra}\nmethods = ['random']\n")
+    with pytest.raises(ValueError, match=message):
+        load_suite(str(path))
+
+
 def test_a_group_time_limit_overrides_the_suites(tmp_path: Path) -> None:
     path = write_suite(tmp_path, extra="cell_time_limit_s = 600")
     path.write_text(path.read_text() + "cell_time_limit_s = 1e-9\n")
@@ -308,7 +342,8 @@ def test_time_limit_stops_a_cell_and_the_report_calls_it_dnf(tmp_path: Path) -> 
 
 def test_botorch_improves_on_its_sobol_design_in_two_dimensions() -> None:
     problem = make_problem("branin", 2)
-    ask, tell, recommend = make_runner("botorch", 2, 25, seed=0)
+    runner = make_runner("botorch", 2, 25, seed=0)
+    ask, tell, recommend = runner.ask, runner.tell, runner.recommend
     values = []
     for _ in range(25):
         x, token = ask()
@@ -318,6 +353,32 @@ def test_botorch_improves_on_its_sobol_design_in_two_dimensions() -> None:
     assert min(values[BOTORCH_SOBOL_POINTS:]) < min(values[:BOTORCH_SOBOL_POINTS])
     # noise-free values: the point of highest posterior mean is the best draw, or close to it
     assert float(problem.evaluate_unit(recommend())[0]) < min(values[:BOTORCH_SOBOL_POINTS])
+
+
+def test_botorch_batch_takes_the_rest_of_its_design_then_one_qlognei_batch() -> None:
+    """With 3 of its 20 Sobol points left, a batch of 5 is those 3 and a qLogNEI batch of 2;
+    the next batch of 4 is one qLogNEI batch: 4 distinct points in the box."""
+    runner = make_runner("botorch", 2, 30, seed=0)
+    problem = make_problem("branin", 2)
+    for _ in range(BOTORCH_SOBOL_POINTS - 3):
+        x, token = runner.ask()
+        runner.tell(token, x, float(problem.evaluate_unit(x)[0]))
+    first = runner.ask_batch(5)
+    design = torch_sobol(2, BOTORCH_SOBOL_POINTS, seed=0)
+    np.testing.assert_array_equal([x for x, _ in first[:3]], design[-3:])
+    for x, token in first:
+        runner.tell(token, x, float(problem.evaluate_unit(x)[0]))
+    batch = np.array([x for x, _ in runner.ask_batch(4)])
+    assert batch.shape == (4, 2) and len(np.unique(batch, axis=0)) == 4
+    assert np.all((batch >= 0) & (batch <= 1))
+
+
+def torch_sobol(dim: int, n: int, seed: int) -> np.ndarray:
+    """BoTorch's design as the runner draws it: torch's scrambled Sobol points."""
+    import torch
+
+    return torch.quasirandom.SobolEngine(dim, scramble=True, seed=seed).draw(
+        n, dtype=torch.double).numpy()
 
 
 def test_a_noisy_cell_is_scored_by_its_recommendation_without_noise(tmp_path: Path) -> None:
