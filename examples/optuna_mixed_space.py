@@ -9,7 +9,7 @@ sampler (Auto, seed 0) encodes all of them through one unit-cube codec and
 returns values that satisfy every distribution exactly. Optuna's progress bar
 shows the trials as they finish; the script then prints the best loss (the
 optimum is 0) and the parameters that reached it, each of them a value its
-distribution allows. A run with the defaults takes a few CPU seconds.
+distribution allows. A run with the defaults takes about 11 CPU seconds (a 2-core Xeon).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ rest come from the four algorithms it combines. The script then gives Optuna's
 
 It prints two lines: Auto's best value, the trial that reached it and the best
 of its 20 initial-design trials; then RandomSampler's best value and the
-global minimum. A run with the defaults takes a few CPU seconds.
+global minimum. A run with the defaults takes about 25 CPU seconds (a 2-core Xeon).
 """
 
 from __future__ import annotations
