@@ -10,4 +10,6 @@ the adapters in :mod:`hdbo_adapters` never import this package. Layout::
     suites/         the committed suites (TOML)
     report.py       ``hdbo report`` / ``hdbo plot``: Markdown tables and figures
     reproduce/      ``hdbo reproduce``: each paper's headline experiment
+    functions.py, tasks.py, problems.py, constrained.py   the benchmark problems
+    kernels.py      numerical kernels held to x86-64-v2 (the demo, the behaviour lock)
 """

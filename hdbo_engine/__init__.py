@@ -1,17 +1,8 @@
 """hdbo engine: high-dimensional Bayesian optimisation on the unit cube.
 
 Standalone (numpy + scipy; torch only for GO-UCB). Frameworks live in
-``hdbo_adapters``, the ``hdbo`` command in ``hdbo_cli``. Layout::
-
-    space.py        Real / Integer / Categorical  <->  unit cube [0, 1]^D
-    base.py         the ask/tell contract every algorithm implements
-    design.py       the shared initial design; options.py the shared options
-    loop.py         drive(), the one ask/evaluate/tell loop, and minimize() on it
-    util.py         shared checks, history fingerprints, failure imputation
-    registry.py     algorithm names -> classes, imported on first use
-    gp.py           exact GP (Matern-5/2 ARD), acquisition.py, maximize.py
-    trust_region.py the practical presets' trust regions
-    algorithms/     auto, msucb, cobbo, goucb (torch), bkb, baselines (gpucb, random)
+``hdbo_adapters``, the ``hdbo`` command in ``hdbo_cli``; every module and its role:
+``docs/ARCHITECTURE.md``, "The floors".
 
 The algorithm classes are attributes of this package, resolved on first
 access (``from hdbo_engine import CobBO``), so ``import hdbo_engine`` imports

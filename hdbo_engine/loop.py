@@ -1,8 +1,10 @@
-"""The one sequential ask/evaluate/tell loop (:func:`drive`), and ``minimize`` built on it.
+"""The sequential ask/evaluate/tell loop (:func:`drive`), and ``minimize`` built on it.
 
 :func:`drive` times every ask and tell in wall and CPU seconds and hands each step to a
 callback, which may stop the run. ``minimize`` runs an engine algorithm with it; ``hdbo
-run`` and ``hdbo bench`` run every method, ours and the peers', through it.
+run`` and ``hdbo bench`` run every method, ours and the peers', through it (``hdbo bench``'s
+groups with several workers through its batched variant, ``hdbo_cli.bench.drive_batches``;
+the papers' reproductions keep a loop of their own, ``hdbo_cli.reproduce.run_loop``).
 """
 
 from __future__ import annotations
