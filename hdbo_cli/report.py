@@ -301,6 +301,14 @@ def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
     return "–"
 
 
+def listed_peers(g: GroupStats) -> list[str] | None:
+    """The peers Auto is counted against in ``g`` (:data:`REFERENCE_PEERS` the suite lists
+    for it), or None where the group lists no Auto or no such peer."""
+    listed = g.listed or g.methods()
+    peers = [m for m in listed if m in REFERENCE_PEERS]
+    return peers if "auto" in listed and peers else None
+
+
 def auto_verdict(g: GroupStats) -> dict[str, Any] | None:
     """Auto against every peer the suite lists for ``g`` (module docstring), or None where
     the group lists no Auto or no peer.
@@ -309,9 +317,8 @@ def auto_verdict(g: GroupStats) -> dict[str, Any] | None:
     (not lost, but Auto or a listed peer lacks cells) or ``"no auto cells"``. ``medians``:
     peer -> (Auto's median, the peer's), both at equal evaluations.
     """
-    listed = g.listed or g.methods()
-    peers = [m for m in listed if m in REFERENCE_PEERS]
-    if "auto" not in listed or not peers:
+    peers = listed_peers(g)
+    if peers is None:
         return None
     if not g.runs.get("auto"):
         return {"status": "no auto cells", "peers": peers, "not_beaten": [], "missing": [],
@@ -355,9 +362,8 @@ def auto_win_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -
     seeds with replacement, the same draw for Auto and the peer (a seed is one problem
     instance) and for every pair with the same seeds. None where a listed peer or Auto has
     no shared seed."""
-    listed = g.listed or g.methods()
-    peers = [m for m in listed if m in REFERENCE_PEERS]
-    if "auto" not in listed or not peers:
+    peers = listed_peers(g)
+    if peers is None:
         return None
     pairs = [g.values_at_equal_evaluations(["auto", p]) for p in peers]
     if any(pair is None for pair in pairs):
@@ -392,9 +398,8 @@ def auto_leads_at(g: GroupStats, evaluation: int) -> bool | None:
     """Whether Auto's median at ``evaluation`` (a checkpoint: each pair at the fewer of it
     and what either reached) beats every listed peer's; None where the budget is not above
     it or a listed peer or Auto lacks cells."""
-    listed = g.listed or g.methods()
-    peers = [m for m in listed if m in REFERENCE_PEERS]
-    if g.budget <= evaluation or "auto" not in listed or not peers:
+    peers = listed_peers(g)
+    if peers is None or g.budget <= evaluation:
         return None
     leads = []
     for p in peers:

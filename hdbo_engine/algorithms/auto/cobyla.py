@@ -35,7 +35,7 @@ from ...space import Real
 from ...util import is_int
 from .arm import KEY, Arm
 from .members import LARGE_D
-from .noise import noise_observed
+from .noise import is_noisy
 
 COBYLA = "cobyla"  # the arm's name in metas
 COBYLA_X0 = "x0"  # meta key of a COBYLA point: the index of the told point its run starts from
@@ -99,7 +99,7 @@ class CobylaArm(Arm):
         d_eff = effective_dim(auto)
         if d_eff is None or auto.budget >= COBYLA_PER_DIM * d_eff:
             return False
-        return not (self.noisy or (self.noisy is None and noise_observed(auto)))
+        return not is_noisy(auto, self.noisy)
 
     def claim(self, auto: Optimizer, rng: np.random.Generator) -> Proposal | None:
         if not self.active(auto) or any(p.meta.get(KEY) == COBYLA for p in auto._pending):

@@ -168,13 +168,13 @@ class Auto(Optimizer):
         probe = replicate(self, self.options.noisy)
         out = [] if probe is None else [probe]
         self._pending.extend(out)
+        rng = self._choice_rng(salt)  # an arm that declines a claim draws nothing from it
         if n == 1 and not out:
             for arm in self.arms.values():
-                claimed = arm.claim(self, self._choice_rng(salt))
+                claimed = arm.claim(self, rng)
                 if claimed is not None:
                     return [claimed]
         if n > len(out):
-            rng = self._choice_rng(salt)
             out += self.arms[self.choose(rng)].ask(self, n - len(out), rng, salt)
         return out
 
