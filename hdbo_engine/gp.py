@@ -47,7 +47,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from .util import history_fingerprint
+from .records import history_fingerprint, latest_record, make_record
 
 SQRT5 = np.sqrt(5.0)
 NOISE_PRIOR_MU = -4.0  # log noise variance ~ N(-4, 1) (Hvarfner et al. 2024)
@@ -518,44 +518,42 @@ class HyperparameterChain:
         return self.gp.params
 
     def state(self, X: np.ndarray, y_raw: np.ndarray) -> dict[str, Any] | None:
-        """The latest checkpoint as plain JSON types, for a proposal's meta (None before any).
+        """The latest checkpoint as a record for a proposal's meta (None before any).
 
-        ``{"n", "fitted", "lengthscales", "signal_var", "noise_var", "fp"}``; ``fp`` is
-        :meth:`fingerprint` of the first ``n`` points of ``(X, y_raw)``.
+        ``{"n", "fitted", "lengthscales", "signal_var", "noise_var", "fp"}``
+        (:func:`~hdbo_engine.records.make_record`); ``fp`` is :meth:`fingerprint` of the
+        first ``n`` points of ``(X, y_raw)``.
         """
         if self.n_fitted == 0:
             return None
         if self._fingerprint is None:
             self._fingerprint = self.fingerprint(X[:self.n_fitted], y_raw[:self.n_fitted])
         p = self.gp.params
-        return {"n": self.n_fitted, "fitted": self.gp.fitted,
-                "lengthscales": [float(v) for v in p.lengthscales],
-                "signal_var": float(p.signal_var), "noise_var": float(p.noise_var),
-                "fp": self._fingerprint}
+        return make_record(self.n_fitted, self._fingerprint, fitted=self.gp.fitted,
+                           lengthscales=[float(v) for v in p.lengthscales],
+                           signal_var=float(p.signal_var), noise_var=float(p.noise_var))
 
-    def restore(self, states: Sequence[dict[str, Any]], X: np.ndarray,
-                y_raw: np.ndarray) -> None:
-        """Jump to the latest of ``states`` with ``n_fitted < n <= len(X)`` whose fingerprint
-        matches this history's first ``n`` points; malformed or foreign states are skipped.
+    def restore(self, states: Sequence[object], X: np.ndarray, y_raw: np.ndarray) -> None:
+        """Jump to the latest of ``states`` with ``n_fitted < n <= len(X)`` recorded for this
+        history's first ``n`` points (:func:`~hdbo_engine.records.latest_record`); malformed
+        or foreign states are skipped.
 
         A checkpoint depends only on the settings and the first ``n`` points, so the
         chain continues exactly as if it had replayed every refit up to it.
         """
-        usable = [st for st in states if isinstance(st, dict) and isinstance(st.get("n"), int)
-                  and self.n_fitted < st["n"] <= len(X)]
-        for st in sorted(usable, key=lambda st: -st["n"]):
-            n = st["n"]
-            fp = self.fingerprint(X[:n], y_raw[:n])
-            try:
-                ls = np.asarray(st["lengthscales"], dtype=float)
-                params = GPParams(ls, float(st["signal_var"]), float(st["noise_var"]))
-                ok = st["fp"] == fp and ls.shape == (self.gp.dim,) and np.all(ls > 0)
-            except (KeyError, TypeError, ValueError):
-                ok = False
-            if ok:
-                self.gp.params, self.gp.fitted = params, bool(st["fitted"])
-                self.n_fitted, self._fingerprint = n, fp
-                return
+        hit = latest_record(states, self.n_fitted, len(X),
+                            lambda n: self.fingerprint(X[:n], y_raw[:n]), self._read)
+        if hit is not None:
+            self.n_fitted, self._fingerprint, (self.gp.params, self.gp.fitted) = hit
+
+    def _read(self, state: dict[str, Any]) -> tuple[GPParams, bool] | None:
+        """A recorded checkpoint's hyperparameters and whether they were fitted (None when
+        the lengthscales are not D positive numbers)."""
+        ls = np.asarray(state["lengthscales"], dtype=float)
+        if ls.shape != (self.gp.dim,) or not np.all(ls > 0):
+            return None
+        return (GPParams(ls, float(state["signal_var"]), float(state["noise_var"])),
+                bool(state["fitted"]))
 
     def model(self, X: np.ndarray, y_raw: np.ndarray, sign: float = -1.0,
               states: Sequence[dict[str, Any]] = (), bare: np.ndarray | None = None) -> GP:

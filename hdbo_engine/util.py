@@ -1,4 +1,4 @@
-"""Shared argument checks, history fingerprints, state records and failure imputation.
+"""Shared argument checks, failure imputation and the large-D warning.
 
 Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and the adapters
 (one set of validators; ``docs/ARCHITECTURE.md``).
@@ -6,9 +6,7 @@ Used by the algorithms, the contract in :mod:`hdbo_engine.base`, the models and 
 
 from __future__ import annotations
 
-import hashlib
 import warnings
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -55,31 +53,6 @@ def as_float_array(value: Any, arg: str, expected: str) -> np.ndarray:
         raise ValueError(f"{arg}: expected {expected}; a value is too large for float64") from None
     except (TypeError, ValueError):
         raise bad_type() from None
-
-
-def history_fingerprint(settings: str, X: np.ndarray, y: np.ndarray) -> str:
-    """Short hash of an algorithm's ``settings`` (a repr) and a told history prefix.
-
-    A fit recorded in a proposal's meta is reused on rebuild only where this
-    matches, so a record from another history or configuration is ignored.
-    """
-    h = hashlib.sha1(settings.encode())
-    h.update(np.ascontiguousarray(X, dtype=float).tobytes())
-    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
-    return h.hexdigest()[:20]
-
-
-def meta_records(metas: Iterable[Mapping[str, Any]], key: str) -> list[dict[str, Any]]:
-    """The state records (dicts) an algorithm stored under ``key`` in proposal metas, in
-    order; anything else under that key (a user's value) is skipped. Algorithms record a
-    fit with its :func:`history_fingerprint` (``"fp"``) so that a rebuild reuses it only for
-    the very history it was made on."""
-    return [m[key] for m in metas if isinstance(m.get(key), dict)]
-
-
-def has_record(records: Iterable[Mapping[str, Any]], fp: str) -> bool:
-    """Whether one of ``records`` carries the fingerprint ``fp`` (already recorded)."""
-    return any(r.get("fp") == fp for r in records)
 
 
 def impute_failures(y: np.ndarray) -> np.ndarray:

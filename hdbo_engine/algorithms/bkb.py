@@ -79,17 +79,14 @@ from ..gp import (
 )
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
+from ..records import has_record, history_fingerprint, latest_record, make_record, meta_records
 from ..space import Space
 from ..streams import BKB_DICTIONARY, BKB_FIT
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import (
     check_bool,
     check_int,
-    has_record,
-    history_fingerprint,
     impute_failures,
-    is_int,
-    meta_records,
     warn_beyond_measured_scale,
 )
 
@@ -385,7 +382,7 @@ class BKB(Optimizer):
         one refit (:meth:`_take`; docs/algorithms/bkb.md, "Warm start")."""
         for x in X:
             self._add_location(x)
-        self._n_chain = self._restore(self._n_chain, metas)
+        self._restore(metas)
         bare = told_without_meta(self.metas)
         with_meta = np.flatnonzero(~bare[self._n_chain:])
         end = self._n_chain + int(with_meta[-1]) + 1 if len(with_meta) else self._n_chain
@@ -435,51 +432,49 @@ class BKB(Optimizer):
         return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
     def chain_state(self) -> dict[str, Any]:
-        """The tell chain's state after the told evaluations, as plain JSON types.
+        """The tell chain's state after the told evaluations, as a record for a proposal's meta.
 
-        ``{"n", "dictionary", "n_fitted", "kernel", "gp", "fp"}``: what :meth:`_restore`
-        needs to continue the chain from ``n`` without replaying it (module docstring).
+        ``{"n", "dictionary", "n_fitted", "kernel", "gp", "fp"}``
+        (:func:`~hdbo_engine.records.make_record`): what :meth:`_read_state` needs to
+        continue the chain from ``n`` without replaying it (module docstring).
         """
         self._catch_up()
         k, gp = self._kernel, self._gp
-        return {"n": self.n_told, "dictionary": [int(i) for i in self._dict_idx],
-                "n_fitted": self._n_fitted,
-                "kernel": [[float(v) for v in k.lengthscales], float(k.signal_var),
-                           float(k.noise_var), float(k.y_mean), float(k.y_std)],
-                "gp": [[float(v) for v in gp.params.lengthscales], float(gp.params.signal_var),
-                       float(gp.params.noise_var), float(gp.y_std), bool(gp.fitted)],
-                "fp": self._fingerprint(self.n_told)}
+        return make_record(
+            self.n_told, self._fingerprint(self.n_told),
+            dictionary=[int(i) for i in self._dict_idx], n_fitted=self._n_fitted,
+            kernel=[[float(v) for v in k.lengthscales], float(k.signal_var),
+                    float(k.noise_var), float(k.y_mean), float(k.y_std)],
+            gp=[[float(v) for v in gp.params.lengthscales], float(gp.params.signal_var),
+                float(gp.params.noise_var), float(gp.y_std), bool(gp.fitted)])
 
-    def _restore(self, n0: int, metas: list[dict[str, Any]]) -> int:
-        """Jump to the latest state in ``metas`` after ``n0`` evaluations that belongs to this
-        history; returns the evaluations it covers (``n0`` when none does)."""
-        usable = [st for st in meta_records(metas, _STATE_KEY) if is_int(st.get("n"))
-                  and n0 < st["n"] <= self.n_told]
-        for st in sorted(usable, key=lambda st: -st["n"]):
-            n = int(st["n"])
-            try:
-                ok = st["fp"] == self._fingerprint(n)
-                (k_ls, k_s2, k_noise, k_mean, k_std) = st["kernel"]
-                (g_ls, g_s2, g_noise, g_std, g_fitted) = st["gp"]
-                kernel = _Kernel(np.asarray(k_ls, dtype=float), float(k_s2), float(k_noise),
-                                 float(k_mean), float(k_std), self.options.kernel_type)
-                params = GPParams(np.asarray(g_ls, dtype=float), float(g_s2), float(g_noise))
-                dictionary = np.asarray(st["dictionary"], dtype=int)
-                n_fitted = int(st["n_fitted"])
-                n_locs = len(self._locations(n)[0])
-                ok = (ok and kernel.lengthscales.shape == params.lengthscales.shape == (self.dim,)
-                      and dictionary.ndim == 1 and bool(np.all((dictionary >= 0)
-                                                               & (dictionary < n_locs))))
-            except (KeyError, TypeError, ValueError):
-                ok = False
-            if not ok:
-                continue
-            self._dict_idx, self._kernel, self._n_fitted = dictionary, kernel, n_fitted
-            gp = GP(self.dim, kernel_type=self.options.kernel_type)
-            gp.params, gp.y_std, gp.fitted = params, float(g_std), bool(g_fitted)
-            self._gp, self._sketch_cache = gp, None
-            return n
-        return n0
+    def _restore(self, metas: list[dict[str, Any]]) -> None:
+        """Jump to the latest state in ``metas`` ahead of the chain that was recorded for this
+        history (:func:`~hdbo_engine.records.latest_record`)."""
+        hit = latest_record(meta_records(metas, _STATE_KEY), self._n_chain, self.n_told,
+                            self._fingerprint, self._read_state)
+        if hit is not None:
+            self._n_chain, _, (self._dict_idx, self._kernel, self._n_fitted, self._gp) = hit
+            self._sketch_cache = None
+
+    def _read_state(self, state: dict[str, Any]) -> tuple[np.ndarray, _Kernel, int, GP] | None:
+        """A recorded chain state: ``S_n``, the kernel, the last checkpoint and the fitted GP;
+        None unless both lengthscale vectors hold D numbers and the dictionary indexes the
+        distinct locations of the first ``n`` evaluations."""
+        (k_ls, k_s2, k_noise, k_mean, k_std) = state["kernel"]
+        (g_ls, g_s2, g_noise, g_std, g_fitted) = state["gp"]
+        kernel = _Kernel(np.asarray(k_ls, dtype=float), float(k_s2), float(k_noise),
+                         float(k_mean), float(k_std), self.options.kernel_type)
+        gp = GP(self.dim, kernel_type=self.options.kernel_type)
+        gp.params = GPParams(np.asarray(g_ls, dtype=float), float(g_s2), float(g_noise))
+        gp.y_std, gp.fitted = float(g_std), bool(g_fitted)
+        dictionary = np.asarray(state["dictionary"], dtype=int)
+        n_fitted = int(state["n_fitted"])
+        n_locs = len(self._locations(int(state["n"]))[0])
+        if not (kernel.lengthscales.shape == gp.params.lengthscales.shape == (self.dim,)
+                and dictionary.ndim == 1 and np.all((dictionary >= 0) & (dictionary < n_locs))):
+            return None
+        return dictionary, kernel, n_fitted, gp
 
     def _locations(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The distinct locations of the first ``n`` evaluations and their counts (locations

@@ -69,17 +69,15 @@ from ..base import Optimizer
 from ..gp import run_end, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
+from ..records import has_record, history_fingerprint, latest_record, make_record, meta_records
 from ..space import Space
 from ..streams import GOUCB_INIT
 from ..trust_region import TrustRegion, perturbation_candidates
 from ..util import (
     check_bool,
     check_int,
-    has_record,
-    history_fingerprint,
     impute_failures,
     is_finite_number,
-    meta_records,
     warn_beyond_measured_scale,
 )
 
@@ -486,9 +484,11 @@ class GOUCB(Optimizer):
         mean, std = self._standardise(y)
         z = -(y - mean) / std
         Xt, zt = self._tensor(X), self._tensor(z)
-        best_w, best_loss = self._recorded(_PHASE1_KEY, end), math.inf
-        if best_w is not None:  # recorded by an earlier ask on this history (docstring)
-            best_w, best_loss = best_w
+        best_w, best_loss = None, math.inf
+        hit = latest_record(meta_records(self.metas, _PHASE1_KEY), end - 1, end,
+                            self._fingerprint, self._read_fit)
+        if hit is not None:  # recorded by an earlier ask on this history (docstring)
+            best_w, best_loss = hit[2]
         for r in range(0 if best_w is not None else self.options.fit_restarts):
             w0 = self.model.flat_params() if r == 0 else \
                 _FlatModel(self._make_module(r), self.torch, self.device).flat_params()
@@ -529,43 +529,44 @@ class GOUCB(Optimizer):
 
     # ------------------------------------------------------------- Phase II
     def _sync(self) -> dict[str, Any] | None:
-        """Bring the Phase II state up to date with the told history (replay, cached)."""
+        """Bring the Phase II state up to date with the told history (replay, cached): from
+        the latest refit recorded for this history, each later told point enters eqs. (3)
+        and (5) (:meth:`_observe`), and the oracle is refitted every ``refit_every`` of them
+        (:meth:`_refit`; one due in a run of points told without a meta: at the run's end)."""
         end = self._design_end()
         if end is None:
             return None
         p1 = self._fit_phase1(end)
-        torch = self.torch
-        if self._ball is None:
+        if self._ball is None:  # no Phase II point yet: Sigma_t = lambda I, w_t = w_0
             self._anchor = {"w0": p1["w0"], "mean": p1["mean"], "std": p1["std"]}
-            self._ball = _LowRankBall(torch, self.d_w, self.lam, self.device)
-            self._n_done = 0
-            self._w = p1["w0"].clone()
-            self._b = torch.zeros_like(self._w)
+            self._ball = _LowRankBall(self.torch, self.d_w, self.lam, self.device)
+            self._n_done, self._w, self._b = 0, p1["w0"].clone(), self.torch.zeros_like(p1["w0"])
         y_all = impute_failures(self.model_values)
         bare = told_without_meta(self.metas)
+        self._restore_refit(end, y_all, bare)
         every = int(self.options.refit_every)
-        if every and np.isfinite(self.model_values[0]):  # prefix-consistent imputation
-            self._restore_refit(end, y_all, bare)
-        i = end + self._n_done
-        while i < self.n_told:
+        while (i := end + self._n_done) < self.n_told:
             due = end + every * (self._n_done // every + 1) if every else self.n_told + 1
             if due <= self.n_told and bare[i:due].all():  # a refit due in a run: at its end
                 n = run_end(due, bare)
                 self._refit(n, y_all[:n], self._anchor["w0"])
-                self._n_done, i = n - end, n
+                self._n_done = n - end
                 continue
-            a = self._anchor
-            x = self._tensor(self.X[i])
-            z = -(y_all[i] - a["mean"]) / a["std"]
-            g, f = self.model.grad_one(self._w, x)   # gradient and value at (x_i, w_i)
-            self._ball.append(g)                     # eq. (3)
-            self._b = self._b + g * (g @ self._w + z - f)
-            self._w = self._ball.inv_apply(self._b + self.lam * a["w0"])  # eq. (5)
-            self._n_done += 1
+            self._observe(self.X[i], y_all[i])
             if every and self._n_done % every == 0:
                 self._refit(i + 1, y_all[: i + 1])
-            i += 1
         return p1
+
+    def _observe(self, x: np.ndarray, y: float) -> None:
+        """One told Phase II point ``(x, y)``: its gradient at ``w_t`` enters ``Sigma_t``
+        (eq. 3) and ``w_t`` is eq. (5) in closed form, regularised towards ``w_0``."""
+        a = self._anchor
+        g, f = self.model.grad_one(self._w, self._tensor(x))  # gradient and value at (x, w_t)
+        z = -(y - a["mean"]) / a["std"]
+        self._ball.append(g)                                          # eq. (3)
+        self._b = self._b + g * (g @ self._w + z - f)
+        self._w = self._ball.inv_apply(self._b + self.lam * a["w0"])  # eq. (5)
+        self._n_done += 1
 
     def _refit(self, n: int, y: np.ndarray, start: Any = None) -> None:
         """Refit the oracle on the first ``n`` told points and restart eq. (3)-(5) from it.
@@ -609,53 +610,42 @@ class GOUCB(Optimizer):
         return history_fingerprint(settings, self.X[:n], self.model_values[:n])
 
     def _record(self, n: int, w: Any, loss: float = math.nan) -> dict[str, Any]:
-        """A fit on the first ``n`` told points as plain JSON types (module docstring)."""
-        return {"n": n, "w": [float(v) for v in w.cpu().numpy()], "loss": float(loss),
-                "fp": self._fingerprint(n)}
+        """A fit on the first ``n`` told points: ``{"n", "w", "loss", "fp"}`` (module
+        docstring)."""
+        return make_record(n, self._fingerprint(n), w=[float(v) for v in w.cpu().numpy()],
+                           loss=float(loss))
 
-    def _recorded(self, key: str, n: int) -> tuple[Any, float] | None:
-        """``(w, loss)`` recorded under ``key`` in a told meta for the first ``n`` points of
-        this very history (same fingerprint), or None."""
-        fp = None
-        for st in reversed(meta_records(self.metas, key)):
-            if st.get("n") != n:
-                continue
-            fp = fp or self._fingerprint(n)
-            try:
-                w = np.asarray(st["w"], dtype=float)
-                if st["fp"] == fp and w.shape == (self.d_w,) and np.isfinite(w).all():
-                    return self._tensor(w), float(st["loss"])
-            except (KeyError, TypeError, ValueError):
-                continue
-        return None
+    def _read_fit(self, record: dict[str, Any]) -> tuple[Any, float] | None:
+        """A recorded fit's ``(w, loss)``; None unless ``w`` holds ``d_w`` finite numbers."""
+        w = np.asarray(record["w"], dtype=float)
+        if w.shape != (self.d_w,) or not np.isfinite(w).all():
+            return None
+        return self._tensor(w), float(record["loss"])
 
     def _restore_refit(self, end: int, y_all: np.ndarray, bare: np.ndarray) -> None:
-        """Jump to the latest refit recorded in the told metas that is ahead of the replay
-        (at a refit position, or inside a run of points told without a meta, :meth:`_refit`)."""
-        done = end + self._n_done
-        ns = {st["n"] for m in self.metas if isinstance(st := m.get(_REFIT_KEY), dict)
-              and isinstance(st.get("n"), int) and done < st["n"] <= self.n_told
-              and ((st["n"] - end) % self.options.refit_every == 0 or bare[st["n"] - 1])}
-        for n in sorted(ns, reverse=True):
-            hit = self._recorded(_REFIT_KEY, n)
-            if hit is not None:
-                self._anchor_at(n, y_all[:n], hit[0])
-                self._n_done = n - end
-                return
+        """Jump to the latest refit recorded for this history ahead of the replay, at a refit
+        position or inside a run of points told without a meta (:meth:`_refit`); never when
+        the first value is a failure, whose imputation is not prefix-consistent."""
+        every = int(self.options.refit_every)
+        if not every or not np.isfinite(self.model_values[0]):
+            return
+        hit = latest_record(meta_records(self.metas, _REFIT_KEY), end + self._n_done,
+                            self.n_told, self._fingerprint, self._read_fit,
+                            at=lambda n: (n - end) % every == 0 or bool(bare[n - 1]))
+        if hit is not None:
+            n, _, (w0, _) = hit
+            self._anchor_at(n, y_all[:n], w0)
+            self._n_done = n - end
 
     def _records(self) -> dict[str, dict[str, Any]]:
         """What this ask records in its first proposal's meta: the Phase I fit and the latest
         refit, each unless a told or pending meta already holds it (module docstring)."""
         metas = [*self.metas, *(p.meta for p in self._pending)]
-        out = {}
-        p1, end = self._phase1, self._design_end()
-        if not has_record(meta_records(metas, _PHASE1_KEY), self._fingerprint(end)):
-            out[_PHASE1_KEY] = self._record(end, p1["w0"], p1["loss"])
-        n = self._anchor.get("n")
-        if n is not None and not has_record(meta_records(metas, _REFIT_KEY),
-                                            self._fingerprint(n)):
-            out[_REFIT_KEY] = self._record(n, self._anchor["w0"])
-        return out
+        fits = {_PHASE1_KEY: (self._design_end(), self._phase1["w0"], self._phase1["loss"]),
+                _REFIT_KEY: (self._anchor.get("n"), self._anchor["w0"], math.nan)}
+        return {key: self._record(n, w, loss) for key, (n, w, loss) in fits.items()
+                if n is not None and not has_record(meta_records(metas, key),
+                                                    self._fingerprint(n))}
 
     def beta(self, t: int) -> float:
         """beta_t of eq. (6) for Phase II round t (module docstring)."""

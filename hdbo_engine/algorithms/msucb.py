@@ -64,17 +64,11 @@ from ..base import Optimizer
 from ..gp import GP, HyperparameterChain, told_without_meta
 from ..maximize import lbfgsb_batch, top_k
 from ..options import Options
+from ..records import has_record, meta_records
 from ..space import Space
 from ..streams import MSUCB_MASKS, MSUCB_Z
 from ..trust_region import TrustRegion
-from ..util import (
-    check_bool,
-    check_int,
-    has_record,
-    is_number,
-    meta_records,
-    warn_beyond_measured_scale,
-)
+from ..util import check_bool, check_int, is_number, warn_beyond_measured_scale
 
 _CHAIN_KEY = "gp_chain"  # meta key of a recorded hyperparameter checkpoint
 _ACQUISITIONS = ("ucb", "logei")
