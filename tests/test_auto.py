@@ -144,6 +144,40 @@ def test_thompson_choice_favours_the_member_that_improves() -> None:
     assert picks.count("bkb") == 200
 
 
+def _even_records(opt: Auto) -> None:
+    """Told design points, then five successes and five failures for each of bkb and cobbo."""
+    rng = np.random.default_rng(2)
+    opt.tell(rng.random((opt.n_init, 2)), np.full(opt.n_init, 1e3), [{"init": True}] * opt.n_init)
+    for k in range(20):  # bkb, cobbo, bkb, ...: the first ten improve, the next ten do not
+        who = "bkb" if k % 2 == 0 else "cobbo"
+        opt.tell(rng.random(2), 100.0 - k if k < 10 else 1e3, {"algorithm": who})
+
+
+def test_a_batch_gives_each_point_to_the_arm_of_its_own_draw() -> None:
+    strong = Auto(2, seed=0, window=10, members=("bkb", "cobbo"))
+    rng = np.random.default_rng(1)
+    for k in range(20):  # as above: Beta(11, 1) against Beta(1, 11)
+        who = "bkb" if k % 2 == 0 else "cobbo"
+        strong.tell(rng.random(2), 100.0 - k if who == "bkb" else 1e3, {"algorithm": who})
+    assert strong.allocate(8, np.random.default_rng(0)) == {"bkb": 8}
+    even = Auto(2, seed=0, window=10, members=("bkb", "cobbo"))
+    _even_records(even)
+    assert even.records() == {"bkb": (5, 5), "cobbo": (5, 5)}
+    shares = even.allocate(400, np.random.default_rng(0))
+    # equal records: each point is a fair coin, so bkb's count is Binomial(400, 1/2), sd 10
+    assert sum(shares.values()) == 400 and 160 <= shares["bkb"] <= 240
+
+
+def test_a_batch_ask_holds_points_of_several_arms_all_distinct() -> None:
+    opt = Auto(2, seed=0, budget=60, window=10, members=("bkb", "cobbo"))
+    _even_records(opt)
+    batch = opt.ask(8)
+    names = [p.meta["algorithm"] for p in batch]
+    assert set(names) == {"bkb", "cobbo"}  # P(one arm draws all 8) = 2 / 2**8 per seed
+    assert names == sorted(names)  # each arm's points together, in the arms' order
+    assert len({p.x.tobytes() for p in batch}) == 8
+
+
 def test_recommend_is_the_best_point_when_deterministic_and_the_mean_when_noisy() -> None:
     rng = np.random.default_rng(3)
     X = rng.random((60, 2))

@@ -19,6 +19,11 @@ history, so all can work on one history at the cost of one.
   Thompson, Biometrika 1933; the sliding window follows Garivier & Moulines, ALT 2011, for
   rewards that drift as the search narrows). The generator is keyed as if no replicate had
   been told or were pending, so a run's choices are those it would make without it.
+* **Batches**: an ask of ``n`` points draws the choice once per point and asks each chosen
+  arm for as many points as it drew, in :attr:`Auto.arms` order, each arm seeing the points
+  asked before it as pending (Thompson sampling's batch rule: each point goes to the arm a
+  fresh posterior draw favours; Kandasamy, Krishnamurthy, Schneider & Poczos, AISTATS
+  2018). One point is one draw, as before.
 * **Metas**: each proposal's meta names the arm that made it (``"algorithm"``), on top of the
   arm's own; design points carry the base design's metas.
 
@@ -153,6 +158,12 @@ class Auto(Optimizer):
         draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in self.records().items()}
         return max(draws, key=lambda n: draws[n])
 
+    def allocate(self, n: int, rng: np.random.Generator) -> dict[str, int]:
+        """How many of ``n`` points each arm proposes: one :meth:`choose` per point, arms in
+        :attr:`arms` order (module docstring, "Batches")."""
+        chosen = [self.choose(rng) for _ in range(n)]
+        return {name: chosen.count(name) for name in self.arms if name in chosen}
+
     def _choice_rng(self, salt: int | None) -> np.random.Generator:
         """The ask's generator keyed as if no replicate had been told or were pending."""
         told = sum(REPLICATE in m for m in self._metas)
@@ -175,7 +186,8 @@ class Auto(Optimizer):
                 if claimed is not None:
                     return [claimed]
         if n > len(out):
-            out += self.arms[self.choose(rng)].ask(self, n - len(out), rng, salt)
+            for name, count in self.allocate(n - len(out), rng).items():
+                out += self.arms[name].ask(self, count, rng, salt)
         return out
 
     def _eligible(self) -> None:
