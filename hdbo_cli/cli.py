@@ -8,8 +8,9 @@
   hdbo bench --suite d100 --out DIR
       runs a benchmark suite against the peer libraries, resumably.
   hdbo report DIR
-      writes the suite's tables as Markdown; hdbo plot DIR draws its
-      convergence and time plots.
+      writes the suite's tables as Markdown (--spread: prints per group how firmly
+      the seeds decide Auto's floor); hdbo plot DIR draws its convergence and
+      time plots.
   hdbo reproduce NAME
       runs one paper's headline experiment (--list names them) and writes its
       JSON and PNG.
@@ -187,9 +188,15 @@ def _bench_dirs(dirs: list[str]) -> list[Path]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from .floor_spread import spread_lines
     from .report import markdown_report
 
     dirs = _bench_dirs(args.dirs)
+    if args.spread:
+        for d in dirs:
+            for line in spread_lines(d):
+                print(line, flush=True)
+        return 0
     target = Path(args.output) if args.output else dirs[0] / "report.md"
     _make_dir(target.parent, "--output")
     try:
@@ -350,6 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plots-dir", default=None,
                         help="link the figures PLOTS_DIR/<DIR name>/<group>.png "
                              "(default: DIR/plots)")
+    report.add_argument("--spread", action="store_true",
+                        help="write no tables; print per group how firmly the seeds decide "
+                             "Auto's floor (margins in robust standard deviations, a rank "
+                             "test, bootstrap shares, the seeds a test would need, stalls)")
     report.set_defaults(func=_cmd_report)
 
     plot = command("plot", "convergence and time-per-ask PNGs of an hdbo bench folder")

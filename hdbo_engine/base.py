@@ -86,7 +86,8 @@ coordinate, clipped to the box (the trust region around the best point when
 the algorithm has one, else the cube), made distinct like every proposal;
 its meta is ``{"batch_fill": True, "near": j mod k}``. So a large batch
 explores the neighbourhoods of the model's choices. Initial-design points
-are uniform draws at any n (measured: ``python benchmarks/parallel_bench.py``).
+are uniform draws at any n (measured: ``benchmarks/parallel_bench.py`` of commit
+be6ce2a, ``git show be6ce2a:benchmarks/parallel_bench.py``).
 
 Trust region
 ------------

@@ -1,22 +1,16 @@
-"""benchmarks/floor_spread.py: the floor's figures on hand-made groups."""
+"""``hdbo report DIR --spread`` (:mod:`hdbo_cli.floor_spread`): the floor's figures on
+hand-made groups."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from hdbo_cli import floor_spread
+from hdbo_cli.cli import main
 from hdbo_cli.report import CellRun, GroupStats
-
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "floor_spread.py"
-_SPEC = importlib.util.spec_from_file_location("floor_spread", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-floor_spread = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = floor_spread  # dataclasses look their module up there
-_SPEC.loader.exec_module(floor_spread)
 
 # final best values per method, one per seed
 ENDS = {"auto": [1.0, 2.0, 3.0], "msucb": [2.0, 3.0, 4.0], "cobbo": [2.0, 3.0, 4.0],
@@ -92,3 +86,16 @@ def test_a_stopped_cell_is_compared_where_it_stopped() -> None:
     # Auto's seed 0 is taken at evaluation 1 (2.0): its values 2, 2, 3; TPE's 6, 5, 5
     assert s is not None
     assert s["peers"]["optuna-tpe"].auto == 2.0 and s["peers"]["optuna-tpe"].peer == 5.0
+
+
+def test_report_spread_prints_a_line_per_group_and_writes_no_tables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "cells").mkdir()
+    monkeypatch.setattr(floor_spread, "load_results", lambda run: [group(ENDS)])
+    assert main(["report", str(tmp_path), "--spread"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("p-D2-n2: 3 seeds, Auto 2, floor 4, margin +1.35 sd, p 0.05, ")
+    assert "optuna-tpe: 3 seeds, Auto 2 vs 5, margin +2.02 sd, P(below) 1.00" in line
+    assert line.endswith("stall: auto 0 msucb 0 cobbo 0 goucb 0 bkb 0 optuna-tpe 0")
+    assert not (tmp_path / "report.md").exists()
