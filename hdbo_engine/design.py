@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .constraints import best_index
 from .streams import DESIGN_AXIS
 from .util import is_int
 
@@ -95,7 +96,7 @@ class InitialDesign:
             k, sign = issued[-1]
             # the last probe improved if it is told and is now the best told point
             improved = len(issued) == len(told) and best is not None and (
-                self._metas[self._best_index()].get("axis") == [k, sign])
+                self._metas[best_index(self._y, None)].get("axis") == [k, sign])
             k, sign = (k, -1) if sign == 1 and not improved else (k + 1, 1)
         base = self.space.snap(base)[0]
         order, scale = self._axis_plan()
@@ -109,12 +110,6 @@ class InitialDesign:
             # a step the space snaps back (a categorical's one-hot column, a coarse integer)
             k, sign = (k, -1) if sign == 1 else (k + 1, 1)
         return None
-
-    def _best_index(self, n: int | None = None) -> int:
-        """Index of the lowest finite value among the first ``n`` told ones (all when None;
-        call only when one exists)."""
-        y = self._y[:n]
-        return int(np.argmin(np.where(np.isfinite(y), y, np.inf)))
 
     def _axis_plan(self) -> tuple[np.ndarray, np.ndarray]:
         """The order in which the axis design probes the coordinates (a permutation) and each
@@ -208,7 +203,7 @@ class InitialDesign:
         if not scale > 0.0:
             return None
         direction /= scale
-        i = self._best_index(end)
+        i = best_index(self._y[:end], None)  # the design's values, constraints aside
         x_best, y_best, improved = self._X[i], float(self._y[i]), False
         for k, step in zip(range(end, self.n_told), LINE_STEPS, strict=False):
             if self._y[k] < y_best:

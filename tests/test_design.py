@@ -85,7 +85,6 @@ def test_design_end_counts_finite_values_up_to_n_init():
     assert opt._design_end() == 6  # the fifth told point failed
     opt.n_init = 11
     assert opt._design_end() is None
-    assert opt._best_index() == 3 and opt._best_index(3) == 1
 
 
 def test_line_point_steps_from_the_best_design_point_along_minus_the_slopes():
