@@ -14,8 +14,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from scipy import integrate
-from scipy.stats import norm
+from helpers import ei_by_quadrature
 
 from hdbo_engine.acquisition import expected_improvement, log_expected_improvement, ucb
 
@@ -28,13 +27,6 @@ def mp_log_h(z: float) -> float:
     phi = mpmath.exp(-zm**2 / 2) / mpmath.sqrt(2 * mpmath.pi)
     cdf = mpmath.ncdf(zm)
     return float(mpmath.log(phi + zm * cdf))
-
-
-def ei_by_quadrature(mean: float, sd: float, best: float) -> float:
-    """E[max(f - best, 0)] for f ~ N(mean, sd^2), by numerical integration."""
-    value, _ = integrate.quad(lambda f: (f - best) * norm.pdf(f, mean, sd), best, np.inf,
-                              epsabs=1e-14, epsrel=1e-12)
-    return value
 
 
 def central_differences(fn, mean, var, dmean, dvar, h=1e-6):

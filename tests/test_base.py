@@ -1,11 +1,8 @@
-import math
-
 import numpy as np
 import pytest
 
-from hdbo_engine import Categorical, Integer, Real, Space, available, get_algorithm, minimize
+from hdbo_engine import Categorical, Integer, Real, Space, available, get_algorithm
 from hdbo_engine.algorithms.baselines import RandomSearch
-from hdbo_engine.util import impute_failures
 
 
 def test_ask_returns_distinct_pending_points_and_tell_clears_them():
@@ -227,8 +224,6 @@ def test_bad_ask_and_unknown_algorithm():
 
 
 def test_failures_are_recorded_imputed_and_never_best():
-    np.testing.assert_array_equal(impute_failures([np.nan, 2.0, np.inf, 1.0, -np.inf]),
-                                  [2.0, 2.0, 2.0, 1.0, 2.0])
     opt = RandomSearch(2, seed=0)
     opt.tell(np.array([[0.1, 0.1], [0.2, 0.2]]), [np.nan, np.inf])
     assert opt.best is None and opt.n_told == 2
@@ -252,26 +247,6 @@ def test_discrete_space_proposals_are_snapped_and_distinct():
     assert len({tuple(r) for r in X}) == 8  # all 4 x 2 combinations
 
 
-def test_minimize_decodes_values_and_honours_callback():
-    space = Space([Real(-2, 2), Integer(0, 10), Categorical(["u", "v"])])
-    seen = []
-
-    def f(params):
-        x, k, c = params
-        assert isinstance(k, int) and c in ("u", "v")
-        seen.append(params)
-        return x**2 + (k - 3) ** 2 + (c == "v")
-
-    res = minimize(f, space, algorithm="random", budget=30, seed=0, progress=False)
-    assert res.n_evals == 30 and res.x_iters == seen
-    assert res.fun == min(res.func_vals) and math.isfinite(res.fun)
-    stopped = minimize(f, space, algorithm="random", budget=30, seed=0, progress=False,
-                       callback=lambda r: r.n_evals >= 5)
-    assert stopped.n_evals == 5
-    with pytest.raises(ValueError, match="budget"):
-        minimize(f, space, budget=0)
-
-
 @pytest.mark.parametrize("name", ["msucb", "cobbo", "goucb", "bkb", "gpucb", "random"])
 def test_finite_space_is_enumerated_without_repeats(name):
     """12 combinations, 12 asks: every combination once, for every algorithm."""
@@ -286,13 +261,6 @@ def test_finite_space_is_enumerated_without_repeats(name):
         seen.append(tuple(space.decode(p.x)[0]))
         opt.tell(p.x, float(len(seen) % 5))
     assert len(set(seen)) == 12
-
-
-def test_an_objective_returning_no_number_is_an_error_naming_func():
-    with pytest.raises(TypeError, match=r"func: expected the objective to return a real number, "
-                                        r"got None at \["):
-        minimize(lambda p: None, Space([Real(0.0, 1.0)] * 2), algorithm="random", budget=3,
-                 seed=0)
 
 
 @pytest.mark.parametrize("algo", ["random", "auto"])

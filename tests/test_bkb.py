@@ -7,8 +7,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import Capture, matern52, shifted_sphere, told_history
 
 from hdbo_engine import get_algorithm
+from hdbo_engine.algorithms import bkb as bkb_module
 from hdbo_engine.algorithms.bkb import (
     BKB,
     _kernel_matrix,
@@ -603,3 +605,201 @@ def test_sobol_candidates_are_the_largest_power_of_two_up_to_half(
     C = opt._candidates(rng.random((6, 3)), rng.random(6), np.zeros(3), np.ones(3),
                         np.random.default_rng(2))
     assert drawn == [n_sobol] and C.shape == (n_candidates, 3)
+
+# ----------------------------------- the proposal, arms and batch, recomputed from the paper
+# Each test gets past the initial design by telling a history first (``n_init`` small,
+# ``init_design="uniform"``, no line search), so what is checked is what the model step does.
+# With a fixed kernel and every told point in the dictionary, u~_t, sigma~_t and beta~_t are
+# recomputed here with numpy from the paper's formulas.
+
+
+def _bkb_fixed(**kwargs) -> tuple[BKB, GPParams]:
+    """BKB with a known kernel and output scale; every evaluated point stays in S_t."""
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, output_scale=(1.0, 2.0), q_bar=1e3,
+              n_init=4, init_design="uniform", line_search=False, trust_region=False,
+              **kwargs)
+    told_history(opt, shifted_sphere, 4, seed=2)
+    X = np.random.default_rng(3).random((5, 3))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    assert opt.dictionary_size == opt.n_told  # the sketch is exact: DTC = GP with noise lam
+    return opt, params
+
+
+def _bkb_hand(opt: BKB, params: GPParams, Xq: np.ndarray, t: int | None = None,
+              extra_sum: float = 0.0) -> tuple[np.ndarray, float]:
+    """u~_t at Xq (eq. 4) and beta~_t (Sec. 4 theorem) times the practical beta_scale 0.05;
+    ``t`` [n_told] and ``extra_sum`` (variances of batch points added to the sum)."""
+    lam, X = 1e-2, opt.X
+    target = -(opt.y - 1.0) / 2.0  # the reward, on the frozen output scale (1, 2)
+    K = matern52(X, X, params.lengthscales, params.signal_var) + lam * np.eye(len(X))
+
+    def mean_sigma2(Q):
+        kq = matern52(Q, X, params.lengthscales, params.signal_var)
+        quad = np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
+        return kq @ np.linalg.solve(K, target), (params.signal_var - quad) / lam
+
+    t = opt.n_told if t is None else t
+    sigma2_sum = mean_sigma2(X)[1].sum() + extra_sum
+    eps, delta, F, xi = 0.5, 0.1, 1.0, math.sqrt(lam)
+    alpha = (1 + eps) / (1 - eps)
+    beta = 2 * xi * math.sqrt(alpha * math.log(params.signal_var * t) * min(sigma2_sum, 50.0)
+                              + math.log(1 / delta)) + (1 + 1 / math.sqrt(1 - eps)) \
+        * math.sqrt(lam) * F
+    beta *= 0.05
+    mu, sigma2 = mean_sigma2(Xq)
+    return mu + beta * np.sqrt(sigma2), beta
+
+
+def _bkb_sigma2(opt: BKB, params: GPParams, Xq: np.ndarray) -> np.ndarray:
+    """sigma~_t^2 at Xq with the exact dictionary: (k(x, x) - k^T (K + lam I)^-1 k) / lam."""
+    lam, X = 1e-2, opt.X
+    K = matern52(X, X, params.lengthscales, params.signal_var) + lam * np.eye(len(X))
+    kq = matern52(Xq, X, params.lengthscales, params.signal_var)
+    return (params.signal_var - np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))) / lam
+
+
+def test_bkb_picks_the_candidate_with_the_highest_upper_bound(monkeypatch):
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    capture = Capture(bkb_module.perturbation_candidates)
+    monkeypatch.setattr(bkb_module, "perturbation_candidates", capture)
+    (p,) = opt.ask()
+    ((_, lo, hi, _, _),) = capture.calls
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    scores, beta = _bkb_hand(opt, params, capture.returned)
+    assert p.meta["beta"] == pytest.approx(beta, rel=1e-9)
+    np.testing.assert_array_equal(p.x, capture.returned[int(np.argmax(scores))])
+
+
+def test_bkb_refined_acquisition_is_the_upper_bound_with_the_theorems_beta(monkeypatch):
+    opt, params = _bkb_fixed(candidates="sobol", n_refine=3)
+    capture = Capture(bkb_module.lbfgsb_batch)
+    monkeypatch.setattr(bkb_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((acq, starts),) = [call[:2] for call in capture.calls]
+    Y = np.vstack([starts, np.random.default_rng(4).random((5, 3))])
+    scores, _ = _bkb_hand(opt, params, Y)
+    np.testing.assert_allclose(acq(Y)[0], scores, rtol=1e-7, atol=1e-9)
+    assert _bkb_hand(opt, params, p.x[None])[0][0] >= scores[: len(starts)].max() - 1e-9
+    h = 1e-6  # the gradient handed to L-BFGS-B is the derivative of the hand-written bound
+    for j in range(3):
+        step = np.zeros(3)
+        step[j] = h
+        numeric = (_bkb_hand(opt, params, Y + step)[0] - _bkb_hand(opt, params, Y - step)[0])
+        np.testing.assert_allclose(acq(Y)[1][:, j], numeric / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+def test_bkb_refines_inside_the_trust_region(monkeypatch):
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, n_init=4, init_design="uniform",
+              line_search=False, n_refine=2, candidates="sobol")
+    told_history(opt, shifted_sphere, 4, seed=2)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    capture = Capture(bkb_module.lbfgsb_batch)
+    monkeypatch.setattr(bkb_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((_, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    np.testing.assert_allclose(lo, np.clip(incumbent - 0.4, 0, 1))  # side 0.8
+    np.testing.assert_allclose(hi, np.clip(incumbent + 0.4, 0, 1))
+    assert len(starts) == 2 and np.all((p.x >= lo) & (p.x <= hi))
+
+
+def test_bkb_batch_counts_fantasies_in_t_and_their_variance_in_beta():
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    first, second = opt.ask(2)
+    t = opt.n_told
+    assert (first.meta["t"], second.meta["t"]) == (t, t + 1)
+    _, beta1 = _bkb_hand(opt, params, first.x[None])
+    assert first.meta["beta"] == pytest.approx(beta1, rel=1e-9)
+    extra = float(_bkb_sigma2(opt, params, first.x[None])[0])
+    _, beta2 = _bkb_hand(opt, params, first.x[None], t=t + 1, extra_sum=extra)
+    assert second.meta["beta"] == pytest.approx(beta2, rel=1e-9)
+    assert first.meta["dictionary_size"] == opt.n_told
+    assert "bkb_state" in first.meta and "bkb_state" not in second.meta
+
+
+def test_bkb_arm_is_the_free_arm_with_the_highest_upper_bound():
+    params = GPParams(np.full(3, 0.35), 1.0, 1e-2)
+    arms = np.random.default_rng(12).random((25, 3))
+    opt = BKB(3, seed=2, kernel=params, lam=1e-2, output_scale=(1.0, 2.0), q_bar=1e3,
+              n_init=4, init_design="uniform", line_search=False, trust_region=False,
+              arms=arms)
+    told_history(opt, shifted_sphere, 4, seed=2)
+    X = np.random.default_rng(3).random((5, 3))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    scores, beta = _bkb_hand(opt, params, arms)
+    (p,) = opt.ask()
+    k = int(np.argmax(scores))
+    assert p.meta["arm"] == k and p.meta["beta"] == pytest.approx(beta, rel=1e-9)
+    np.testing.assert_array_equal(p.x, arms[k])
+    (q,) = opt.ask()  # the first arm is pending: never proposed again
+    assert q.meta["arm"] != k and q.meta["t"] == p.meta["t"] + 1
+
+
+def test_bkb_without_finite_values_draws_uniformly_or_free_arms():
+    opt = BKB(3, seed=0, n_init=1)
+    opt.tell(np.full(3, 0.5), float("nan"), {"init": True})
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,)
+    arms = np.random.default_rng(0).random((4, 3))
+    armed = BKB(3, seed=0, n_init=1, arms=arms)
+    armed.tell(arms[0], float("nan"), {"init": True})
+    batch = armed._propose(3, np.random.default_rng(0))
+    assert all(meta["random"] for _, meta in batch)
+    assert len({meta["arm"] for _, meta in batch}) == 3  # distinct while enough are free
+    for x, meta in batch:
+        np.testing.assert_array_equal(x, arms[meta["arm"]])
+
+
+def test_bkb_sobol_candidates_fill_the_box_and_perturb_the_best_points():
+    opt = BKB(4, seed=0, n_candidates=40, candidates="sobol")
+    rng = np.random.default_rng(1)
+    X, y = rng.random((12, 4)), rng.random(12)
+    lo, hi = np.array([0.1, 0.2, 0.0, 0.5]), np.array([0.6, 0.9, 1.0, 0.7])
+    C = opt._candidates(X, y, lo, hi, np.random.default_rng(2))
+    assert C.shape == (40, 4)
+    assert (C >= lo).all() and (C <= hi).all()
+    sobol, local = C[:16], C[16:]  # 2^floor(log2(40 / 2)) = 16 Sobol points, 24 local
+    # a scrambled Sobol set of 16 points: one point in each sixteenth of every coordinate
+    for j in range(4):
+        cells = np.floor((sobol[:, j] - lo[j]) / (hi[j] - lo[j]) * 16)
+        assert sorted(cells) == list(range(16))
+    best = np.clip(X[np.argsort(y)[:5]], lo, hi)
+    # each local point is one of the five best moved by N(0, 0.1 of the side), clipped
+    nearest = np.abs((local[:, None, :] - best[None]) / (hi - lo)).max(-1).min(1)
+    assert nearest.max() < 0.5
+    assert np.all([(np.abs(c - best) > 1e-12).any(axis=1).all() for c in local])
+    np.testing.assert_array_equal(opt._candidates(X, y, lo, hi, np.random.default_rng(2)), C)
+
+
+def test_bkb_local_candidates_redraw_about_twenty_coordinates_each():
+    D = 40
+    opt = BKB(D, seed=0, n_candidates=600, candidates="sobol")
+    rng = np.random.default_rng(3)
+    X, y = rng.random((5, D)), np.arange(5.0)
+    C = opt._candidates(X, y, np.zeros(D), np.ones(D), np.random.default_rng(4))
+    local = C[256:]  # 2^floor(log2(300)) = 256 Sobol points first
+    moved = np.array([min((np.abs(c - X) > 0).sum(1)) for c in local])  # from its centre
+    assert moved.mean() == pytest.approx(20 + 0.5, abs=1.5)  # p = 20 / D, plus one forced
+    per_column = np.mean([(np.abs(c - X) > 0)[np.argmin((np.abs(c - X) > 0).sum(1))]
+                          for c in local], axis=0)
+    assert per_column.max() < 0.5 + 0.15  # the forced coordinate is drawn per candidate
+
+
+def test_bkb_fantasy_keeps_the_mean_and_shrinks_the_variance():
+    """Kriging believer in the sketch's feature space: an observation equal to the predicted
+    mean leaves the mean unchanged everywhere and lowers the variance, at the point too."""
+    opt, params = _bkb_fixed(candidates="perturb", n_refine=0)
+    sk = opt._sketch()
+    sums = opt._targets(sk)
+    x1 = np.array([0.3, 0.6, 0.2])
+    P0, Q0 = opt._coefficients(sk, sums, [])
+    fantasy = opt._fantasy(sk, sums, [], x1)
+    P1, Q1 = opt._coefficients(sk, sums, [fantasy])
+    Xq = np.vstack([x1, np.random.default_rng(5).random((20, 3))])
+    mean0, var0 = bkb_module._mean_var(sk, P0, Q0, Xq)
+    mean1, var1 = bkb_module._mean_var(sk, P1, Q1, Xq)
+    assert fantasy[1] == pytest.approx(mean0[0])
+    np.testing.assert_allclose(mean1, mean0, rtol=1e-8, atol=1e-10)
+    assert np.all(var1 <= var0 + 1e-12) and var1[0] < var0[0]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pytest
+from helpers import Capture, ei_by_quadrature, gp_posterior, shifted_sphere, told_history
 
 from hdbo_cli.problems import make_problem
 from hdbo_engine import get_algorithm
+from hdbo_engine.algorithms import cobbo as cobbo_module
 from hdbo_engine.algorithms.cobbo import (
     CACHED_DISTANCES_DIM,
     CobBO,
@@ -131,13 +136,6 @@ def test_contract_ask_tell_pending_and_failures():
     assert opt.ask()[0].x.shape == (D,)
 
 
-def test_too_few_finite_values_give_random_points():
-    opt = CobBO(5, seed=0, n_init=1)
-    opt.tell(np.random.default_rng(0).random((3, 5)), [np.nan, 2.0, np.inf])
-    (p,) = opt.ask()
-    assert p.meta == {"random": True} and opt.best[1] == 2.0
-
-
 def test_rebuild_from_history_continues_identically():
     D = 10
     f = make_problem("rastrigin", D).evaluate_unit
@@ -185,7 +183,7 @@ def test_escape_moves_pivot_to_far_above_median_point():
 
 
 @pytest.mark.slow  # 10 runs of 200 evaluations (92-140 s); eq. (2) itself is checked by hand in
-# test_model_phase_algorithms.py, this is the paper's end-to-end claim
+# test_eq2_multiplicative_weights, this is the paper's end-to-end claim
 @pytest.mark.timeout(1800)
 def test_preference_concentrates_on_active_coordinates():
     # Sec. 4.1 / Fig. 5: only the first half of the coordinates matter. Eq. (2)
@@ -437,3 +435,304 @@ def test_proposals_stay_inside_the_trust_region():
         opt.tell(p.x, float(f(p.x)[0]))
         lengths.append(opt.trust_region.length)
     assert min(lengths) < 0.2  # the region shrank on failures
+
+# ------------------------------------------- the proposal step, recomputed from the paper
+# Each test gets past the initial design by telling a history first (``n_init`` small,
+# ``init_design="uniform"``, no line search), so what is checked is what the model step does.
+# Hyperparameters are read from the model objects; every posterior, acquisition value and
+# selection is recomputed here with numpy from the paper's formulas.
+
+
+def test_cobbo_small_improvements_back_off_once_the_block_has_had_tau_queries():
+    """Sec. 3.2: with Delta_t < 0.05, xi = 4, so P_t <= 4 consecutive improvements still end
+    the block once N_t >= tau (here tau = 1000 / 1000 + 2 = 3 at D = 30)."""
+    opt = CobBO(30, seed=1, n_init=2, budget=1000, init_design="uniform", line_search=False)
+    opt.tell(np.full((2, 30), [[0.1], [0.2]]), [10.0, 11.0], [{"init": True}] * 2)
+    block = [int(c) for c in opt.block]
+    meta = {"round": 0, "block": block}
+    values = [9.9, 9.8]  # Delta = 0.01 each: small improvements
+    for k, y in enumerate(values):
+        opt.tell(np.full(30, 0.3 + 0.01 * k), y, dict(meta))
+        assert opt.round == 0
+    opt.tell(np.full(30, 0.4), 9.7, dict(meta))  # N = 3 = tau, P = 3 <= xi = 4
+    assert opt.round == 1 and opt.M == 9.7
+    # eq. (2): three improvements multiplied the block's weights by alpha^3 = 8
+    w = np.exp(opt.log_w)
+    others = np.setdiff1d(np.arange(30), block)
+    np.testing.assert_allclose(w[block] / w[others[0]], 8.0)
+    np.testing.assert_allclose(opt.preference[block], 8.0 / (8.0 * len(block) + len(others)))
+
+
+@pytest.mark.parametrize("acquisition", ["ei", "ucb"])
+def test_cobbo_maximises_the_acquisition_of_its_block_gp(monkeypatch, acquisition):
+    D = 8
+    opt = CobBO(D, seed=3, n_init=6, init_design="uniform", line_search=False,
+                tr_length_init=0.5, acquisition=acquisition, block_sizes=(3,))
+    told_history(opt, shifted_sphere, 6, seed=3)
+    gps = []
+    real_maximize = CobBO._maximize
+    monkeypatch.setattr(CobBO, "_maximize", lambda self, gp, *a: gps.append(gp)
+                        or real_maximize(self, gp, *a))
+    capture = Capture(cobbo_module.lbfgsb_batch)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", capture)
+    V = opt.X[int(np.argmin(opt.y))]
+    block = opt.block
+    (p,) = opt.ask()
+    (gp,) = gps
+    ((acq, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    # the subspace Omega_t through the pivot: coordinates outside the block are V's
+    rest = np.setdiff1d(np.arange(D), block)
+    np.testing.assert_array_equal(p.x[rest], V[rest])
+    # the trust region of side 0.5 around V's block coordinates, clipped to the cube
+    np.testing.assert_allclose(lo, np.maximum(V[block] - 0.25, 0.0))
+    np.testing.assert_allclose(hi, np.minimum(V[block] + 0.25, 1.0))
+    assert np.all(np.abs(p.x[block] - V[block]) <= 0.25 + 1e-12)
+    Y = np.vstack([starts, lo + np.random.default_rng(0).random((4, len(block))) * (hi - lo)])
+    mean, var = gp_posterior(gp.X, gp.z, gp.params, Y, gp.extra_noise)
+    sd = np.sqrt(var)
+    if acquisition == "ucb":
+        expected = mean + 2.0 * sd  # ucb_beta = 4
+    else:
+        expected = np.array([ei_by_quadrature(m, s, gp.z.max())
+                             for m, s in zip(mean, sd, strict=True)])
+    np.testing.assert_allclose(acq(Y)[0], expected, rtol=1e-5, atol=1e-9)
+
+
+def test_cobbo_fits_its_block_gp_on_the_stage_one_data_of_minus_y(monkeypatch):
+    D = 5
+    opt = CobBO(D, seed=2, n_init=6, init_design="uniform", line_search=False, block_sizes=(2,))
+    told_history(opt, shifted_sphere, 6, seed=2)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    Xb, zb, extra = opt._subspace_data(V, C)
+    gps = []
+    real = CobBO._maximize
+    monkeypatch.setattr(CobBO, "_maximize", lambda self, gp, *a: gps.append(gp)
+                        or real(self, gp, *a))
+    (p,) = opt.ask()
+    (gp,) = gps
+    np.testing.assert_array_equal(gp.X, Xb)
+    np.testing.assert_allclose(gp.y_mean + gp.y_std * gp.z, -zb)
+    np.testing.assert_array_equal(gp.extra_noise, extra)
+    assert gp.fit_maxiter == 30  # the documented default, not the GP's 60
+    assert p.meta == {"round": opt.round, "block": [int(c) for c in C]}
+    # a second proposal of a batch: the first one's block point is a fantasy observation at
+    # the GP's predicted mean, with no extra noise (kriging believer)
+    opt.clear_pending()
+    gps.clear()
+    first, second = opt.ask(2)
+    model = gps[1]
+    np.testing.assert_array_equal(model.X, np.vstack([Xb, first.x[C]]))
+    mean_first = gps[0].predict(first.x[C][None])[0]
+    np.testing.assert_allclose(model.y_mean + model.y_std * model.z,
+                               np.concatenate([-zb, mean_first]), rtol=1e-10)
+    np.testing.assert_array_equal(model.extra_noise, np.append(extra, 0.0))
+    np.testing.assert_array_equal(model.params.lengthscales, gps[0].params.lengthscales)
+    rest = np.setdiff1d(np.arange(D), C)
+    np.testing.assert_array_equal(p.x[rest], V[rest])
+
+
+def test_cobbo_without_trust_region_searches_the_local_radius_box(monkeypatch):
+    D = 6
+    opt = CobBO(D, seed=3, n_init=6, init_design="uniform", line_search=False,
+                trust_region=False, local_radius=0.15, block_sizes=(3,), restarts=4,
+                n_candidates=40)
+    told_history(opt, shifted_sphere, 6, seed=3)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    capture = Capture(cobbo_module.lbfgsb_batch)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", capture)
+    (p,) = opt.ask()
+    ((acq, starts, lo, hi),) = [call[:4] for call in capture.calls]
+    np.testing.assert_allclose(lo, np.maximum(V[C] - 0.15, 0.0))
+    np.testing.assert_allclose(hi, np.minimum(V[C] + 0.15, 1.0))
+    assert starts.shape == (4, 3)
+    assert np.all(np.abs(p.x[C] - V[C]) <= 0.15 + 1e-12)
+    Y, vals = capture.returned
+    np.testing.assert_array_equal(p.x[C], Y[int(np.argmax(vals))])
+
+
+def test_cobbo_skips_results_that_repeat_a_point_of_the_subspace(monkeypatch):
+    """The best L-BFGS-B result is the pivot's own block point: the next best is taken; when
+    every result repeats one, a uniform point of the box."""
+    D = 4
+    opt = CobBO(D, seed=4, n_init=6, init_design="uniform", line_search=False,
+                block_sizes=(2,), restarts=3, tr_length_init=0.4)
+    told_history(opt, shifted_sphere, 6, seed=4)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    other = np.clip(V[C] + 0.05, 0, 1)
+
+    def fake(acq, Y0, lo, hi):
+        return np.array([V[C], other, V[C]]), np.array([3.0, 2.0, 1.0])
+
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch", fake)
+    (p,) = opt.ask()
+    np.testing.assert_array_equal(p.x[C], other)
+    opt.clear_pending()
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch",
+                        lambda acq, Y0, lo, hi: (np.array([V[C]] * 3), np.ones(3)))
+    (p,) = opt.ask()
+    lo, hi = np.maximum(V[C] - 0.2, 0.0), np.minimum(V[C] + 0.2, 1.0)
+    assert np.all((p.x[C] >= lo) & (p.x[C] <= hi))
+    u = (p.x[C] - lo) / (hi - lo)  # one uniform draw per coordinate
+    assert abs(u[0] - u[1]) > 1e-9
+
+
+def test_cobbo_with_fewer_than_two_finite_values_draws_uniformly():
+    opt = CobBO(3, seed=0, n_init=1, init_design="uniform", line_search=False)
+    opt.tell(np.full(3, 0.5), 1.0, {"init": True})
+    opt.tell(np.full(3, 0.2), float("nan"))
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,) and len(set(x)) == 3
+    opt.tell(np.full(3, 0.7), 2.0)  # two finite values: the block GP proposes
+    (p,) = opt.ask()
+    assert "random" not in p.meta and p.meta["round"] == opt.round
+
+
+def test_cobbo_candidates_are_the_pivot_local_draws_and_uniform_draws(monkeypatch):
+    """Alg. 2 line 13's scoring set in the whole block box (paper preset): the pivot's block
+    point, c // 4 = 64 draws N(0, 0.1) around it, then 191 uniform draws."""
+    from hdbo_engine.gp import GP
+
+    opt = CobBO(4, seed=5, n_init=6, preset="paper", block_sizes=(3,), n_candidates=256)
+    X = np.vstack([np.full(4, 0.5), np.random.default_rng(5).random((5, 4))])
+    opt.tell(X, [0.0] + [shifted_sphere(x) + 1.0 for x in X[1:]], [{"init": True}] * 6)
+    seen = []
+    real = GP.subspace
+
+    def spy(self, free, base):
+        post = real(self, free, base)
+        return lambda Y, which, grad=True: seen.append(Y.copy()) or post(Y, which, grad)
+
+    monkeypatch.setattr(GP, "subspace", spy)
+    opt.ask()
+    cand = seen[0]
+    assert cand.shape == (256, 3)
+    np.testing.assert_array_equal(cand[0], 0.5)  # the pivot is the centre, the best point
+    local = cand[1:65] - 0.5
+    assert np.abs(local.mean()) < 0.03 and np.std(local) == pytest.approx(0.1, rel=0.2)
+    uniform = cand[65:]
+    assert uniform.mean() == pytest.approx(0.5, abs=0.04)
+    assert np.std(uniform) == pytest.approx(math.sqrt(1 / 12), rel=0.1)
+
+
+def test_cobbo_batch_avoids_the_block_points_of_its_earlier_proposals(monkeypatch):
+    opt = CobBO(4, seed=6, n_init=6, init_design="uniform", line_search=False,
+                block_sizes=(2,), restarts=2, tr_length_init=0.6)
+    told_history(opt, shifted_sphere, 6, seed=6)
+    V = opt.X[int(np.argmin(opt.y))]
+    C = opt.block
+    a, b = np.clip(V[C] + 0.02, 0, 1), np.clip(V[C] - 0.03, 0, 1)
+    monkeypatch.setattr(cobbo_module, "lbfgsb_batch",
+                        lambda acq, Y0, lo, hi: (np.array([a, b]), np.array([2.0, 1.0])))
+    first, second = opt.ask(2)
+    np.testing.assert_array_equal(first.x[C], a)
+    np.testing.assert_array_equal(second.x[C], b)  # a is a fantasy of the subspace now
+
+
+def test_cobbo_surrogate_values_penalise_escaped_pivots_within_the_prefix():
+    opt = CobBO(2, seed=0, n_init=4, init_design="uniform", line_search=False)
+    X = np.random.default_rng(8).random((5, 2))
+    opt.tell(X, [3.0, np.nan, 1.0, 2.0, 5.0], [{"init": True}] * 5)
+    opt.penalised = {2: 4.0, 4: 9.0}  # App. B.1: escaped pivots get a worse value
+    np.testing.assert_array_equal(opt.surrogate_values(), [3.0, 3.0, 4.0, 2.0, 9.0])
+    np.testing.assert_array_equal(opt.surrogate_values(4), [3.0, 3.0, 4.0, 2.0])
+
+# ------------------------------------------------- stage 1 and stage 2 data, by hand
+
+
+def _hand_rbf_length(X: np.ndarray) -> float:
+    """scipy's legacy Rbf epsilon: the edge of the cube each point owns in the bounding box."""
+    edges = X.max(0) - X.min(0)
+    edges = edges[edges > 0]
+    return float(np.prod(edges) / len(X)) ** (1.0 / len(edges))
+
+
+def test_cobbo_rbf_length_is_the_edge_each_point_owns():
+    X = np.array([[0.0, 0.1, 0.5], [0.4, 0.1, 0.5], [0.2, 0.9, 0.5], [0.1, 0.3, 0.5]])
+    # edges 0.4 and 0.8 (the third is flat): (0.32 / 4) ** (1 / 2)
+    assert cobbo_module.rbf_length(X) == pytest.approx(math.sqrt(0.08))
+    assert cobbo_module.rbf_length(np.full((3, 2), 0.5)) == 1.0
+    values, length = cobbo_module.rbf_estimate(X[:1], np.array([3.0]), X)
+    np.testing.assert_array_equal(values, 3.0)
+
+
+def test_cobbo_rbf_estimate_retries_with_more_smoothing_then_takes_the_nearest_value(
+        monkeypatch):
+    """App. B: a failed RBF fit is retried with smoothing 0.02, 0.04, ..., 0.2; when every
+    try fails, each query takes the value of its nearest told point."""
+    from scipy.linalg import LinAlgError, LinAlgWarning
+
+    rng = np.random.default_rng(7)
+    X, y, Xq = rng.random((9, 3)), rng.random(9), rng.random((4, 3))
+    tried = []
+
+    def failing(*args, smoothing, **kwargs):
+        tried.append(smoothing)
+        raise LinAlgError("singular")
+
+    monkeypatch.setattr(cobbo_module, "RBFInterpolator", failing)
+    values, length = cobbo_module.rbf_estimate(X, y, Xq)
+    np.testing.assert_allclose(tried, 0.02 * np.arange(11), atol=1e-12)
+    nearest = np.argmin(((Xq[:, None] - X[None]) ** 2).sum(-1), axis=1)
+    np.testing.assert_array_equal(values, y[nearest])
+    assert length == pytest.approx(_hand_rbf_length(X))
+    near, _ = cobbo_module.rbf_estimate(np.array([[0.8] * 3, [0.3] * 3, [0.0, 1.0, 0.0]]),
+                                        np.array([1.0, 2.0, 3.0]), np.full((1, 3), 0.5))
+    assert near[0] == 2.0  # squared distances 0.27, 0.12 and 0.75
+    tried.clear()
+
+    def warns_first(*args, smoothing, **kwargs):
+        tried.append(smoothing)
+        if len(tried) == 1:
+            warnings.warn("ill-conditioned", LinAlgWarning, stacklevel=1)
+        return lambda Q: np.full(len(Q), 10.0 * smoothing)
+
+    monkeypatch.setattr(cobbo_module, "RBFInterpolator", warns_first)
+    values, _ = cobbo_module.rbf_estimate(X, y, Xq)
+    assert tried == [0.0, pytest.approx(0.02)]
+    np.testing.assert_allclose(values, 0.2)
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["scipy", "cached-distances"])
+def test_cobbo_stage_one_keeps_real_points_and_estimates_virtual_ones(cached: bool):
+    """Eq. (1): every told point projected onto the pivot's subspace; a real observation
+    where one coincides, else the multiquadric RBF estimate with extra noise
+    0.05 min(1, (shift / length)^2); the 4 nearest the pivot (max_gp_points). The same
+    with the large-D assembly from cached distances."""
+    from scipy.interpolate import RBFInterpolator
+
+    D, C = 4, np.array([0, 2])
+    opt = CobBO(D, seed=0, n_init=8, init_design="uniform", line_search=False,
+                max_gp_points=4, virtual_noise=0.05)
+    assert opt.distances is None  # D <= CACHED_DISTANCES_DIM
+    if cached:
+        opt.distances = cobbo_module.PairwiseDistances()
+    rng = np.random.default_rng(11)
+    X = rng.random((8, D))
+    V = X[3].copy()
+    X[5, [1, 3]] = V[[1, 3]]  # a real point of the pivot's subspace, near the pivot
+    X[5, C] = V[C] + 0.01
+    X[6, C] = X[1, C]  # the block coordinates of point 1, half as far from the subspace
+    X[6, [1, 3]] = V[[1, 3]] + 0.5 * (X[1, [1, 3]] - V[[1, 3]])
+    y = np.array([shifted_sphere(x) for x in X])
+    opt.tell(X, y, [{"init": True}] * 8)
+    Xb, zb, extra = opt._subspace_data(V, C)
+    shift = np.linalg.norm(X[:, [1, 3]] - V[[1, 3]], axis=1)
+    distinct = [i for i in range(8) if i != 1]  # 1 and 6 coincide on C; 6 is nearer
+    dist = np.linalg.norm(X[distinct][:, C] - V[C], axis=1)
+    keep = [distinct[i] for i in np.argsort(dist, kind="stable")[:4]]
+    np.testing.assert_array_equal(Xb, X[keep][:, C])
+    assert 3 in keep and 5 in keep  # the pivot and the real point, distance 0 and small
+    length = _hand_rbf_length(X)
+    rbf = RBFInterpolator(X, y, kernel="multiquadric", epsilon=1.0 / length, degree=-1)
+    for row, i in enumerate(keep):
+        if i in (3, 5):
+            assert zb[row] == y[i] and extra[row] == 0.0
+        else:
+            q = V.copy()
+            q[C] = X[i, C]
+            assert zb[row] == pytest.approx(float(rbf(q[None])[0]), rel=1e-8)
+            assert extra[row] == pytest.approx(0.05 * min(1.0, (shift[i] / length) ** 2))
+    assert extra.max() > 0

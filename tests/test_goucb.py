@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
 import pytest
+from helpers import Capture, shifted_sphere, told_history
 
 torch = pytest.importorskip("torch")
 
@@ -458,3 +460,93 @@ def test_a_refit_due_in_a_run_without_metas_happens_once_at_its_end(
     (p,) = opt.ask()
     assert calls == [(n, True) for n in refits]
     assert p.meta["t"] == run + 1
+
+# ------------------------------------------------ Phase II, recomputed from the paper
+
+
+def _network(w: np.ndarray, x: np.ndarray, D: int, H: int) -> tuple[float, np.ndarray]:
+    """Sec. 6's model ``f_w(x) = v . sigmoid(W1 (2x - 1) + b1) + c`` and its gradient in w,
+    with w laid out as (W1 row by row, b1, v, c)."""
+    W1, b1 = w[:H * D].reshape(H, D), w[H * D:H * D + H]
+    v, c = w[H * D + H:H * D + 2 * H], w[-1]
+    u = 2.0 * x - 1.0
+    h = 1.0 / (1.0 + np.exp(-(W1 @ u + b1)))
+    s = v * h * (1.0 - h)
+    return float(v @ h + c), np.concatenate([np.outer(s, u).ravel(), s, h, [1.0]])
+
+
+@pytest.mark.parametrize("restarts, acquisition", [(0, "linearized"), (2, "linearized"),
+                                                  (2, "joint")])
+def test_goucb_phase_two_selects_the_optimistic_point_of_eqs_3_to_7(monkeypatch, restarts,
+                                                                    acquisition):
+    """restarts=0: the best candidate; restarts=2: L-BFGS-B from the two best candidates,
+    and the best result; "joint": projected ascent over (x, w in Ball_t) from them, whose
+    first step already evaluates w + sqrt(beta) Sigma^-1 g / ||g||_Sigma^-1 (App. D.1)."""
+    pytest.importorskip("torch")
+    from hdbo_engine.algorithms import goucb as goucb_module
+    from hdbo_engine.algorithms.goucb import GOUCB
+
+    D, H, T, n_init = 3, 25, 50, 6
+    opt = GOUCB(D, seed=0, budget=T, n_init=n_init, init_design="uniform", line_search=False,
+                fit_restarts=1, fit_maxiter=60, refit_every=0, trust_region=False,
+                restarts=restarts, n_candidates=64, acquisition=acquisition, joint_steps=3,
+                joint_lr=0.3)
+    told_history(opt, shifted_sphere, n_init, seed=4)
+    X2 = np.random.default_rng(6).random((4, D))  # Phase II observations
+    opt.tell(X2, [shifted_sphere(x) for x in X2])
+    capture = Capture(GOUCB._candidates)
+    monkeypatch.setattr(GOUCB, "_candidates", lambda self, *a: capture(self, *a))
+    runs = Capture(goucb_module.lbfgsb_batch)
+    monkeypatch.setattr(goucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    cand = capture.returned
+
+    # Phase I: the oracle w_0 (read from the fit), on z = -(y - mean) / std of Phase I
+    w0 = opt._phase1["w0"].numpy()
+    y1 = opt.y[:n_init]
+    mean, std = y1.mean(), y1.std()
+    lam = math.sqrt(T) * math.log(T) ** 2  # App. D.1
+    # Phase II: eq. (3) Sigma_t and eq. (5) w_t, one observation at a time
+    Sigma, b, w = lam * np.eye(len(w0)), np.zeros(len(w0)), w0.copy()
+    for x, y in zip(X2, opt.y[n_init:], strict=True):
+        f, g = _network(w, x, D, H)
+        Sigma += np.outer(g, g)
+        b += g * (g @ w + (-(y - mean) / std) - f)
+        w = np.linalg.solve(Sigma, b + lam * w0)
+    t = len(X2) + 1
+    beta = 1.0 + t / T  # the practical beta_t, beta_scale = 1
+
+    def ucb_at(x):
+        f, g = _network(w, x, D, H)
+        return f + math.sqrt(beta) * math.sqrt(g @ np.linalg.solve(Sigma, g))
+
+    scores = [ucb_at(x) for x in cand]
+    if restarts == 0:
+        assert runs.calls == []
+        k = int(np.argmax(scores))
+        np.testing.assert_array_equal(p.x, cand[k])
+        assert p.meta["ucb"] == pytest.approx(scores[k], rel=1e-6)
+        return
+    if acquisition == "joint":
+        assert runs.calls == [] and np.all((p.x >= 0) & (p.x <= 1))
+        first_steps = []
+        for x in cand[np.argsort(scores)[::-1][:2]]:
+            _, g = _network(w, x, D, H)
+            direction = np.linalg.solve(Sigma, g)
+            W0 = w + math.sqrt(beta) * direction / math.sqrt(g @ direction)
+            first_steps.append(_network(W0, x, D, H)[0])
+        assert p.meta["ucb"] > max(first_steps) + 1e-6  # the ascent improved on its start
+        # any w in Ball_t has ||w - w_t|| <= sqrt(beta / lambda_min(Sigma)) <= sqrt(beta / lam),
+        # and |f_w(x)| <= ||v||_1 + |c| with sigmoid units in [0, 1]
+        v, c = w[H * D + H:H * D + 2 * H], w[-1]
+        bound = np.abs(v).sum() + abs(c) + math.sqrt(H + 1) * math.sqrt(beta / lam)
+        assert p.meta["ucb"] <= bound
+        return
+    ((starts, lo, hi),) = [call[1:4] for call in runs.calls]
+    np.testing.assert_array_equal(starts, cand[np.argsort(scores)[::-1][:2]])
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    Y, vals = runs.returned
+    np.testing.assert_array_equal(p.x, Y[int(np.argmax(vals))])
+    assert p.meta["ucb"] == pytest.approx(ucb_at(p.x), rel=1e-6)
+    assert p.meta["ucb"] >= max(scores) - 1e-9

@@ -4,7 +4,6 @@ from scipy.optimize import approx_fprime
 
 from hdbo_engine.acquisition import expected_improvement, log_expected_improvement, ucb
 from hdbo_engine.gp import GP, HyperparameterChain
-from hdbo_engine.maximize import lbfgsb_batch, top_k
 
 
 def _data(n=30, D=4, seed=0):
@@ -125,20 +124,6 @@ def test_log_ei_is_log_of_ei_and_finite_where_ei_underflows():
         down = log_expected_improvement(mean - h * dmean[:, j], var - h * dvar[:, j], None,
                                         None, 0.1)[0]
         np.testing.assert_allclose((up - down) / (2 * h), grad[:, j], rtol=1e-5)
-
-
-def test_lbfgsb_batch_finds_each_start_local_max_in_box():
-    centers = np.array([[0.2, 0.8], [0.9, 0.1]])
-
-    def acq(Y):
-        diff = Y - centers
-        return -(diff**2).sum(1), -2 * diff
-
-    Y, vals = lbfgsb_batch(acq, np.full((2, 2), 0.5))
-    np.testing.assert_allclose(Y, centers, atol=1e-5)
-    Yb, _ = lbfgsb_batch(acq, np.full((2, 2), 0.5), lower=0.0, upper=0.6)
-    np.testing.assert_allclose(Yb, [[0.2, 0.6], [0.6, 0.1]], atol=1e-5)
-    assert list(top_k(np.array([0.1, 3.0, 2.0]), 2)) == [1, 2]
 
 
 def test_chain_replays_to_identical_hyperparameters():

@@ -1,8 +1,12 @@
+import math
+
 import numpy as np
 import pytest
+from helpers import Capture, ei_by_quadrature, gp_posterior, shifted_sphere, told_history
 
 from hdbo_cli.problems import make_problem
 from hdbo_engine.acquisition import log_expected_improvement
+from hdbo_engine.algorithms import msucb as msucb_module
 from hdbo_engine.algorithms.baselines import GPUCB, RandomSearch
 from hdbo_engine.algorithms.msucb import MSUCB, msucb_beta
 from hdbo_engine.gp import GP
@@ -254,3 +258,263 @@ def test_a_warm_start_without_metas_costs_one_hyperparameter_fit(monkeypatch):
                         or real_fit(self, Xf, *a, **k))
     opt.ask()
     assert fits == [12]
+
+# ------------------------------------------- the proposal step, recomputed from the paper
+# Each test gets past the initial design by telling a history first (``n_init`` small,
+# ``init_design="uniform"``, no line search), so what is checked is what the model step does.
+# Hyperparameters are read from the model objects; every posterior, acquisition value, beta
+# and selection is recomputed here with numpy from the paper's formulas.
+
+
+def paper_msucb_beta(t: int, d: int, D: int, a: float = 1.0, b: float = 1.0,
+                     delta: float = 0.1) -> float:
+    """beta_t of MS-UCB, supplement Theorem 3 (d = D: GP-UCB's continuous-domain rate)."""
+    return (2 * math.log(math.pi**2 * t**2 / delta)
+            + 2 * d * math.log(2 * b * d * math.sqrt(math.log(6 * D * a / delta)) * t**2))
+
+
+def _acquisition_call(monkeypatch, opt):
+    """Ask once, capturing the acquisition handed to L-BFGS-B and its starting points."""
+    capture = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", capture)
+    (proposal,) = opt.ask()
+    ((acq, Y0),) = [call[:2] for call in capture.calls]
+    return proposal, acq, Y0
+
+
+@pytest.mark.parametrize("algorithm", ["msucb", "gpucb"])
+def test_msucb_acquisition_is_ucb_with_the_papers_beta(monkeypatch, algorithm):
+    D, d, n_init, n = 4, 2, 3, 9
+    if algorithm == "msucb":
+        opt = MSUCB(D, d=d, N0=2, seed=4, n_init=n_init, init_design="uniform",
+                    line_search=False, trust_region=False, n_perturb=None, n_optimize=None)
+    else:
+        d = D
+        opt = GPUCB(D, seed=4, n_init=n_init)
+    told_history(opt, shifted_sphere, n_init, seed=0)
+    rng = np.random.default_rng(5)
+    X_model = rng.random((n - n_init, D))
+    opt.tell(X_model, [shifted_sphere(x) for x in X_model])
+    proposal, acq, Y0 = _acquisition_call(monkeypatch, opt)
+
+    t = n - n_init + 1  # model-based proposals so far, plus one
+    beta = 0.1 * paper_msucb_beta(t, d, D)  # the practical preset's beta_scale = 0.1
+    if d == D:
+        full = Y0
+    else:  # N0 = 2 subspaces per iteration, the same number of starts in each
+        Z = opt.subspaces(t)
+        assert Z.shape == (2 * t, D - d)
+        which = np.repeat(np.arange(2 * t), len(Y0) // (2 * t))
+        full = np.hstack([Z[which], Y0])
+    values, _ = acq(Y0)
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, full)
+    sd = np.sqrt(var)
+    implied_beta = np.median(((values - mean) / sd) ** 2)
+    assert implied_beta == pytest.approx(beta, rel=1e-6)
+    np.testing.assert_allclose(values, mean + math.sqrt(beta) * sd, rtol=1e-6, atol=1e-9)
+    # the proposal is at least as good as every start under the recomputed acquisition
+    p_mean, p_var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, proposal.x[None])
+    assert p_mean[0] + math.sqrt(beta * p_var[0]) >= values.max() - 1e-6
+
+
+def test_msucb_trust_region_restarts_after_collapsing():
+    """failure_tol=1: six failures leave a side of 0.8 / 2^6 = 0.0125, the seventh falls below
+    2^-7 and the region restarts at 0.8 around the same incumbent."""
+    D = 4
+    opt = MSUCB(D, d=2, seed=1, n_init=3, init_design="uniform", line_search=False,
+                failure_tol=1, n_perturb=None)
+    told_history(opt, shifted_sphere, 3, seed=1)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    far = np.where(incumbent > 0.5, 0.0, 1.0)  # worse than every told point
+    for k in range(7):
+        x = np.clip(far + 0.01 * k, 0.0, 1.0)
+        opt.tell(x, shifted_sphere(x) + 1.0)
+        if k == 5:
+            (p,) = opt.ask()
+            assert np.abs(p.x - incumbent).max() <= 0.0125 / 2 + 1e-12
+            opt.clear_pending()
+    (p,) = opt.ask()
+    step = np.abs(p.x - incumbent)
+    assert step.max() <= 0.4 + 1e-12
+    assert step.max() > 0.0125  # the side is back at 0.8, not stuck at its minimum
+
+
+def _msucb_told(D=5, d=2, n_model=4, **kwargs) -> MSUCB:
+    """MS-UCB after 4 uniform design points and ``n_model`` model points of the sphere."""
+    opt = MSUCB(D, d=d, seed=7, n_init=4, init_design="uniform", line_search=False, **kwargs)
+    told_history(opt, shifted_sphere, 4, seed=7)
+    X = np.random.default_rng(8).random((n_model, D))
+    opt.tell(X, [shifted_sphere(x) for x in X])
+    return opt
+
+
+def _hand_ucb(opt: MSUCB, X: np.ndarray, t: int) -> np.ndarray:
+    """mu + sqrt(0.1 beta_t) sigma of the standardised GP of -y (module docstring)."""
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, X)
+    return mean + math.sqrt(0.1 * paper_msucb_beta(t, opt.d, opt.dim)) * np.sqrt(var)
+
+
+def test_msucb_starts_lbfgsb_from_each_subspaces_best_candidates(monkeypatch):
+    """No screening (n_optimize=None): every subspace of Z_t gets ``restarts`` starts, its
+    candidates with the highest UCB; the proposal is the best L-BFGS-B result."""
+    opt = _msucb_told(N0=3, restarts=2, trust_region=False, n_perturb=None, n_optimize=None)
+    cand = Capture(MSUCB._candidates)
+    monkeypatch.setattr(MSUCB, "_candidates", lambda self, *a: cand(self, *a))
+    runs = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    t = 5  # four model points so far, plus one
+    Z = opt.subspaces(t)
+    assert Z.shape == (15, 3)
+    C = cand.returned
+    assert C.shape == (32, 2)
+    ((_, Y0, lo, hi),) = [call[:4] for call in runs.calls]
+    np.testing.assert_array_equal(lo, 0.0)
+    np.testing.assert_array_equal(hi, 1.0)
+    incumbent = opt.X[int(np.argmin(opt.y))]
+    np.testing.assert_array_equal(C[0], incumbent[3:])  # the incumbent's free coordinates
+    expected = []
+    for i in range(15):
+        full = np.hstack([np.repeat(Z[i][None], 32, 0), C])
+        order = np.argsort(-_hand_ucb(opt, full, t))
+        expected.extend(C[order[:2]])
+    np.testing.assert_allclose(Y0, np.array(expected), rtol=0, atol=0)
+    Y, vals = runs.returned
+    k = int(np.argmax(vals))
+    np.testing.assert_array_equal(p.x, np.hstack([Z[k // 2], Y[k]]))
+    assert (p.meta["t"], p.meta["subspace"]) == (t, k // 2)
+
+
+@pytest.mark.parametrize("screen_budget, c_screen", [(30, 5), (5, 1)])
+def test_msucb_screens_subspaces_on_their_best_candidate(monkeypatch, screen_budget, c_screen):
+    """n_optimize=2 of 6 subspaces: each subspace is scored on the first
+    max(1, screen_budget // 6) candidates and the two with the highest maximum are refined."""
+    opt = _msucb_told(N0=6, restarts=1, trust_region=False, n_perturb=None, n_optimize=2,
+                      screen_budget=screen_budget, n_model=0)
+    cand = Capture(MSUCB._candidates)
+    monkeypatch.setattr(MSUCB, "_candidates", lambda self, *a: cand(self, *a))
+    runs = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    ranked = Capture(msucb_module.top_k)
+    monkeypatch.setattr(msucb_module, "top_k", ranked)
+    (p,) = opt.ask()
+    Z, C = opt.subspaces(1), cand.returned
+    best = [_hand_ucb(opt, np.hstack([np.repeat(z[None], c_screen, 0), C[:c_screen]]), 1).max()
+            for z in Z]
+    ((screened, n_refined),) = ranked.calls
+    np.testing.assert_allclose(screened, best, rtol=1e-7)
+    assert n_refined == 2
+    chosen = list(np.argsort(best)[::-1][:2])
+    ((_, Y0),) = [call[:2] for call in runs.calls]
+    Y, vals = runs.returned
+    k = int(np.argmax(vals))
+    assert p.meta["subspace"] == chosen[k]
+    for j, i in enumerate(chosen):  # one start each: its best candidate over all 32
+        scores = _hand_ucb(opt, np.hstack([np.repeat(Z[i][None], 32, 0), C]), 1)
+        np.testing.assert_array_equal(Y0[j], C[int(np.argmax(scores))])
+
+
+def test_msucb_never_proposes_a_told_point_when_another_result_is_unseen(monkeypatch):
+    """The best L-BFGS-B result is a told point (subspace 4, start 12 of 18): the proposal
+    is the best of the others."""
+    opt = _msucb_told(N0=1, restarts=3, trust_region=False, n_perturb=None)
+    told = np.hstack([opt.subspaces(5)[4], [0.3, 0.4]])
+    opt.tell(told, shifted_sphere(told))  # a fifth model point: t = 6, six subspaces
+
+    def fake(acq, Y0, lo, hi):
+        Y, vals = Y0.copy(), np.arange(18.0)
+        Y[12], vals[12] = told[3:], 100.0
+        return Y, vals
+
+    runs = Capture(fake)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", runs)
+    (p,) = opt.ask()
+    Y0 = runs.calls[0][1]
+    np.testing.assert_array_equal(p.x, np.hstack([opt.subspaces(6)[5], Y0[17]]))
+    assert (p.meta["t"], p.meta["subspace"]) == (6, 5)
+
+
+def test_msucb_batch_counts_each_fantasy_in_t_and_records_the_chain_once():
+    opt = _msucb_told(N0=2, n_model=3)
+    batch = opt.ask(3)
+    assert [p.meta["t"] for p in batch] == [4, 5, 6]
+    assert "gp_chain" in batch[0].meta and all("gp_chain" not in p.meta for p in batch[1:])
+    X = np.array([p.x for p in batch])
+    assert len({tuple(x) for x in X}) == 3
+    (after,) = opt.ask()  # the three pending points count as well
+    assert after.meta["t"] == 7 and "gp_chain" not in after.meta
+
+
+def test_msucb_with_fewer_than_two_finite_values_draws_uniformly():
+    opt = MSUCB(3, seed=0, n_init=1, init_design="uniform", line_search=False,
+                init_centre=False)
+    opt.tell(np.full(3, 0.5), 1.0, {"init": True})
+    opt.tell(np.full(3, 0.2), float("nan"))
+    ((x, meta),) = opt._propose(1, np.random.default_rng(0))
+    assert meta == {"random": True} and x.shape == (3,) and len(set(x)) == 3
+    opt.tell(np.full(3, 0.7), 2.0)  # two finite values: the GP proposes
+    (p,) = opt.ask()
+    assert "random" not in p.meta and p.meta["t"] == 3
+
+
+def test_msucb_batch_conditions_on_the_told_values_and_believed_pending_means(monkeypatch):
+    opt = _msucb_told(N0=2, n_model=3)
+    models = []
+    real = MSUCB._maximize
+    monkeypatch.setattr(MSUCB, "_maximize", lambda self, gp, *a: models.append(gp)
+                        or real(self, gp, *a))
+    first, second = opt.ask(2)
+    base, believer = models
+    np.testing.assert_array_equal(believer.X, np.vstack([opt.X, first.x]))
+    target = -opt.y  # the model of -y, then the first point at its predicted mean
+    expected = np.append(target, base.predict(first.x[None])[0])
+    np.testing.assert_allclose(believer.y_mean + believer.y_std * believer.z, expected,
+                               rtol=1e-10)
+    np.testing.assert_array_equal(believer.params.lengthscales, base.params.lengthscales)
+
+
+def test_msucb_d_zero_proposes_the_unseen_point_of_z_t_with_the_highest_ucb():
+    opt = _msucb_told(d=0, N0=4, trust_region=False, n_perturb=None, n_model=2)
+    (p,) = opt.ask()
+    t = 3
+    Z = opt.subspaces(t)
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, Z)
+    beta = 0.1 * 4 * math.log(math.pi**2 * t**2 / 0.2)  # d = 0: 4 log(pi^2 t^2 / (2 delta))
+    scores = mean + math.sqrt(beta) * np.sqrt(var)
+    k = int(np.argmax(scores))
+    np.testing.assert_array_equal(p.x, Z[k])
+    assert (p.meta["t"], p.meta["subspace"]) == (t, k)
+
+
+def test_msucb_candidates_are_the_incumbent_local_draws_and_uniform_draws():
+    opt = MSUCB(6, d=3, seed=0)
+    lo, hi = np.array([0.2, 0.0, 0.5]), np.array([0.6, 1.0, 0.9])
+    y_inc = np.array([0.6, 0.5, 0.5])  # on the box's upper face in coordinate 0
+    C = opt._candidates(y_inc, lo, hi, 400, np.random.default_rng(0))
+    assert C.shape == (400, 3)
+    np.testing.assert_array_equal(C[0], y_inc)
+    assert (C >= lo).all() and (C <= hi).all()
+    width = hi - lo
+    local, uniform = (C[1:101] - y_inc) / width, (C[101:] - lo) / width
+    # 100 = 400 // 4 local draws, N(0, 0.1) of the side, clipped into the box
+    assert np.abs(local).max() < 0.45
+    assert (C[1:101, 0] == hi[0]).mean() > 0.3  # about half the draws clipped to the face
+    assert np.std(local[:, 1]) == pytest.approx(0.1, rel=0.2)
+    assert uniform.mean() == pytest.approx(0.5, abs=0.03)
+    assert np.std(uniform) == pytest.approx(math.sqrt(1 / 12), rel=0.1)
+
+
+def test_msucb_log_ei_acquisition_is_log_of_the_expected_improvement(monkeypatch):
+    opt = _msucb_told(N0=2, trust_region=False, n_perturb=None, acquisition="logei")
+    capture = Capture(msucb_module.lbfgsb_batch)
+    monkeypatch.setattr(msucb_module, "lbfgsb_batch", capture)
+    opt.ask()
+    ((acq, Y0),) = [call[:2] for call in capture.calls]
+    Z = opt.subspaces(5)
+    which = np.repeat(np.arange(len(Z)), len(Y0) // len(Z))
+    full = np.hstack([Z[which], Y0])
+    mean, var = gp_posterior(opt.X, -opt.y, opt.chain.gp.params, full)
+    z = -(opt.y - opt.y.mean()) / opt.y.std()  # the best standardised target
+    expected = [math.log(ei_by_quadrature(m, math.sqrt(v), z.max()))
+                for m, v in zip(mean, var, strict=True)]
+    np.testing.assert_allclose(acq(Y0)[0], expected, rtol=1e-5)
