@@ -115,9 +115,10 @@ from .constraints import (
     surrogate_values,
 )
 from .design import DEFAULT_HORIZON, InitialDesign, design_size
+from .maximize import gaussian_perturbations
 from .options import Options
 from .space import Space
-from .trust_region import TrustRegion
+from .trust_region import TrustRegion, search_box
 from .util import as_float_array, impute_failures, is_int
 
 __all__ = ["Proposal", "Optimizer"]
@@ -345,20 +346,12 @@ class Optimizer(InitialDesign, ABC):
             for x, meta in proposals:
                 out.append(self._accept(x, meta, rng))
             centres = np.array([p.x for p in out[-k:]])
-            lo, hi = self._fill_region()
+            best = self.best  # fillers: module docstring, "Large batches"
+            lo, hi = search_box(self.dim, None if best is None else best[0], self.trust_region)
             for j in range(n_model - k):
-                step = rng.normal(0.0, 0.1, self.dim) * (hi - lo)
-                x = np.clip(centres[j % k] + step, lo, hi)
+                x = gaussian_perturbations(centres[j % k], lo, hi, 1, rng)[0]
                 out.append(self._accept(x, {"batch_fill": True, "near": j % k}, rng))
         return out
-
-    def _fill_region(self) -> tuple[np.ndarray, np.ndarray]:
-        """Box of a large batch's filler points: the trust region around the best point, or
-        the cube (module docstring, "Large batches")."""
-        best = self.best
-        if self.trust_region is None or best is None:
-            return np.zeros(self.dim), np.ones(self.dim)
-        return self.trust_region.bounds(best[0])
 
     @staticmethod
     def _check_ask(n: int, salt: int | None) -> None:

@@ -1,4 +1,9 @@
-"""Acquisition maximisation: batched multi-start L-BFGS-B and candidate scoring.
+"""Acquisition maximisation: candidate sets, candidate scoring, batched multi-start L-BFGS-B.
+
+The engine's maximisers share three pieces: :func:`incumbent_candidates` (the incumbent,
+Gaussian perturbations of it and uniform draws in the search box, the box being
+:func:`hdbo_engine.trust_region.search_box`), :func:`maximize_candidates` (score the
+candidates, refine the best few) and :func:`lbfgsb_batch` (the refinement).
 
 Batched multi-start: ``m`` independent starts are stacked into one vector and
 L-BFGS-B maximises the *sum* of their acquisition values. Because the starts
@@ -18,6 +23,53 @@ from scipy.optimize import minimize
 
 Array = np.ndarray
 AcqFn = Callable[[Array], tuple[Array, Array]]
+ScoreFn = Callable[[Array], Array]
+RefineFn = Callable[[Array], tuple[Array, Array]]
+
+
+def gaussian_perturbations(centre: Array, lower: Array, upper: Array, n: int,
+                           rng: np.random.Generator, *, relative: bool = True) -> Array:
+    """``n`` Gaussian perturbations of ``centre`` (D,), clipped into the box [lower, upper].
+
+    Each coordinate moves by a normal step of standard deviation 0.1 times the box's side
+    ``upper - lower`` (``relative=True``, the default) or 0.1 of the unit cube's side
+    (``relative=False``). Draws: one ``rng.normal`` of shape (n, D).
+    """
+    step = rng.normal(0.0, 0.1, (n, len(centre)))
+    if relative:
+        step = step * (upper - lower)
+    return np.clip(centre + step, lower, upper)
+
+
+def incumbent_candidates(incumbent: Array, lower: Array, upper: Array, n: int,
+                         rng: np.random.Generator, *, relative: bool = True) -> Array:
+    """``n`` candidates in the box [lower, upper]: the incumbent (D,) first, then ``n // 4``
+    :func:`gaussian_perturbations` of it (``relative`` as there), then ``n - 1 - n // 4``
+    uniform draws in the box; shape (n, D) for ``n >= 1``.
+
+    Draws: the perturbations' normal steps (n // 4, D), then the uniform draws
+    (n - 1 - n // 4, D).
+    """
+    n_local = n // 4
+    local = gaussian_perturbations(incumbent, lower, upper, n_local, rng, relative=relative)
+    uniform = lower + rng.random((n - 1 - n_local, len(incumbent))) * (upper - lower)
+    return np.vstack([incumbent[None, :], local, uniform])
+
+
+def maximize_candidates(cand: Array, score: ScoreFn, n_starts: int,
+                        refine: RefineFn) -> tuple[Array, Array]:
+    """Candidates -> score -> refine: the maximiser of a scored candidate set.
+
+    ``score(cand)`` gives each candidate (m, D) a value (m,); the ``n_starts`` best
+    (:func:`top_k`, best first) are refined by ``refine(starts)``, which returns points and
+    their values (usually :func:`lbfgsb_batch` of the acquisition in the search box).
+    Returns the refined points and values, or with ``n_starts == 0`` the candidates and
+    their scores; the caller picks among them (the largest value, or the best unseen).
+    """
+    scores = score(cand)
+    if n_starts == 0:
+        return cand, scores
+    return refine(cand[top_k(scores, n_starts)])
 
 
 def lbfgsb_batch(

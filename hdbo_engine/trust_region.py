@@ -8,7 +8,8 @@ doubles (at most ``length_max`` [1.6]); after ``failure_tol`` consecutive
 non-improvements it halves. An improvement is a finite value below the best
 observed value minus ``1e-3 |best|`` (TuRBO's threshold). TuRBO's candidates,
 the incumbent with each coordinate redrawn in the region with probability
-``min(1, 20 / D)``, are :func:`perturbation_candidates`.
+``min(1, 20 / D)``, are :func:`perturbation_candidates`; the box an algorithm searches,
+the trust region's or the whole cube, is :func:`search_box`.
 
 None of the four papers has a trust region; the engine algorithms use this one
 in their "practical" preset to confine their acquisition search.
@@ -91,7 +92,29 @@ class TrustRegion:
         normalised to geometric mean 1); ``None`` gives a cube.
         """
         half = 0.5 * self.length * (np.ones(self.dim) if weights is None else weights)
-        return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+        return _clipped_box(centre, half)
+
+
+def search_box(dim: int, centre: np.ndarray | None = None,
+               trust_region: TrustRegion | None = None, radius: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The box ``(lower, upper)`` an acquisition is maximised in, around ``centre``.
+
+    The trust region's cube (side ``trust_region.length``) when there is one, else the cube
+    of half-side ``radius``, each clipped to the unit cube; the whole cube ``[0, 1]^dim``
+    when ``centre`` is None or neither is given. ``dim`` is the length of ``centre``, which
+    may be a block of coordinates (CobBO's) rather than the trust region's ``dim``.
+    """
+    if centre is not None:
+        half = 0.5 * trust_region.length if trust_region is not None else radius
+        if half is not None:
+            return _clipped_box(centre, float(half))
+    return np.zeros(dim), np.ones(dim)
+
+
+def _clipped_box(centre: np.ndarray, half: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``[centre - half, centre + half]`` clipped to the unit cube."""
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
 def perturbation_candidates(centre: np.ndarray, lower: np.ndarray, upper: np.ndarray, n: int,

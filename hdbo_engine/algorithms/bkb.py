@@ -77,12 +77,12 @@ from ..gp import (
     scaled_sqdist,
     told_without_meta,
 )
-from ..maximize import lbfgsb_batch, top_k
+from ..maximize import lbfgsb_batch, maximize_candidates, top_k
 from ..options import Options
 from ..records import has_record, history_fingerprint, latest_record, make_record, meta_records
 from ..space import Space
 from ..streams import BKB_DICTIONARY, BKB_FIT
-from ..trust_region import TrustRegion, perturbation_candidates
+from ..trust_region import TrustRegion, perturbation_candidates, search_box
 from ..util import (
     check_bool,
     check_int,
@@ -736,24 +736,21 @@ class BKB(Optimizer):
         Both stay inside the trust region when there is one (module docstring).
         """
         X, y = self.model_data()
-        if self.trust_region is None:
-            lo, hi = np.zeros(self.dim), np.ones(self.dim)
-        else:
-            lo, hi = self.trust_region.bounds(self.best[0])
+        best = self.best
+        lo, hi = search_box(self.dim, None if best is None else best[0], self.trust_region)
         cand = self._candidates(X, y, lo, hi, rng)
-        mu, var = _mean_var(sk, P, Q, cand)
-        score = mu + beta * np.sqrt(var)
-        n_refine = self.options.n_refine
-        if n_refine == 0:
-            return cand[int(np.argmax(score))]
-        starts = cand[top_k(score, n_refine)]
+
+        def score(C: np.ndarray) -> np.ndarray:
+            mu, var = _mean_var(sk, P, Q, C)
+            return mu + beta * np.sqrt(var)
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             m, v, dm, dv = _mean_var_grad(sk, P, Q, Y)
             s = np.sqrt(v)
             return m + beta * s, dm + beta * dv / (2.0 * s[:, None])
 
-        Y, vals = lbfgsb_batch(acq, starts, lo, hi, maxiter=50)
+        Y, vals = maximize_candidates(cand, score, self.options.n_refine,
+                                      lambda starts: lbfgsb_batch(acq, starts, lo, hi, maxiter=50))
         return Y[int(np.argmax(vals))]
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray,

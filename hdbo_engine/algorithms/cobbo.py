@@ -76,11 +76,11 @@ from scipy.linalg.lapack import dgesv
 from ..acquisition import expected_improvement, ucb
 from ..base import Optimizer
 from ..gp import GP
-from ..maximize import lbfgsb_batch, top_k
+from ..maximize import incumbent_candidates, lbfgsb_batch, maximize_candidates
 from ..options import Options
 from ..space import Space
 from ..streams import COBBO_BLOCKS, COBBO_ESCAPES
-from ..trust_region import TrustRegion
+from ..trust_region import TrustRegion, search_box
 from ..util import (
     check_bool,
     check_int,
@@ -535,6 +535,10 @@ class CobBO(Optimizer):
                   rng: np.random.Generator) -> np.ndarray:
         """Alg. 2 line 13: acquisition maximiser inside the block's box.
 
+        The box is :func:`search_box` around the pivot's block (the trust region's side,
+        else ``local_radius``, else the whole block cube); ``n_candidates``
+        :func:`incumbent_candidates` (perturbations of sd 0.1 of the unit cube's side, not
+        the box's) are scored and the best ``restarts`` refined (:func:`maximize_candidates`).
         The best L-BFGS-B result that differs from every row of ``avoid`` (the
         points already in the subspace, e.g. the pivot itself) is returned; if
         all coincide, a uniform point of the local box.
@@ -550,21 +554,10 @@ class CobBO(Optimizer):
                 return ucb(mean, var, dmean, dvar, float(o.ucb_beta))
             return expected_improvement(mean, var, dmean, dvar, best)
 
-        lo, hi = np.zeros(d), np.ones(d)
-        if self.trust_region is not None:
-            lo = np.maximum(lo, v_block - self.trust_region.length / 2)
-            hi = np.minimum(hi, v_block + self.trust_region.length / 2)
-        elif o.local_radius is not None:
-            radius = float(o.local_radius)
-            lo = np.maximum(lo, v_block - radius)
-            hi = np.minimum(hi, v_block + radius)
-        c = o.n_candidates
-        n_local = c // 4
-        local = np.clip(v_block + rng.normal(0.0, 0.1, (n_local, d)), lo, hi)
-        uniform = lo + rng.random((c - 1 - n_local, d)) * (hi - lo)
-        cand = np.vstack([v_block[None, :], local, uniform])
-        Y0 = cand[top_k(acq(cand)[0], o.restarts)]
-        Y, vals = lbfgsb_batch(acq, Y0, lo, hi)
+        lo, hi = search_box(d, v_block, self.trust_region, o.local_radius)
+        cand = incumbent_candidates(v_block, lo, hi, o.n_candidates, rng, relative=False)
+        Y, vals = maximize_candidates(cand, lambda C: acq(C)[0], o.restarts,
+                                      lambda starts: lbfgsb_batch(acq, starts, lo, hi))
         for k in np.argsort(-vals, kind="stable"):
             if np.min(np.abs(avoid - Y[k]).max(axis=1)) > 1e-9:
                 return Y[k]

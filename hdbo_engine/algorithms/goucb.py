@@ -67,12 +67,12 @@ import numpy as np
 
 from ..base import Optimizer
 from ..gp import run_end, told_without_meta
-from ..maximize import lbfgsb_batch, top_k
+from ..maximize import incumbent_candidates, lbfgsb_batch, maximize_candidates
 from ..options import Options
 from ..records import has_record, history_fingerprint, latest_record, make_record, meta_records
 from ..space import Space
 from ..streams import GOUCB_INIT
-from ..trust_region import TrustRegion, perturbation_candidates
+from ..trust_region import TrustRegion, perturbation_candidates, search_box
 from ..util import (
     check_bool,
     check_int,
@@ -694,10 +694,10 @@ class GOUCB(Optimizer):
         return f + math.sqrt(beta) * self.torch.sqrt(self.torch.clamp(q, min=1e-300))
 
     def _region(self) -> tuple[np.ndarray, np.ndarray]:
-        """Where step 5 searches: the trust region around the incumbent, or the cube."""
-        if self.trust_region is None or self.best is None:
-            return np.zeros(self.dim), np.ones(self.dim)
-        return self.trust_region.bounds(self.best[0])
+        """Where step 5 searches: the trust region around the incumbent, or the cube
+        (:func:`search_box`)."""
+        best = self.best
+        return search_box(self.dim, None if best is None else best[0], self.trust_region)
 
     def _candidates(self, rng: np.random.Generator, lower: np.ndarray,
                     upper: np.ndarray) -> np.ndarray:
@@ -706,9 +706,7 @@ class GOUCB(Optimizer):
         incumbent = self.best[0] if self.best is not None else rng.random(self.dim)
         if self.trust_region is not None:
             return perturbation_candidates(incumbent, lower, upper, c, rng)
-        n_local = c // 4
-        local = np.clip(incumbent + rng.normal(0.0, 0.1, (n_local, self.dim)), 0.0, 1.0)
-        return np.vstack([incumbent[None], local, rng.random((c - 1 - n_local, self.dim))])
+        return incumbent_candidates(incumbent, lower, upper, c, rng)
 
     def _select(self, ball: _LowRankBall, w: Any, beta: float,
                 rng: np.random.Generator) -> tuple[np.ndarray, float]:
@@ -716,17 +714,12 @@ class GOUCB(Optimizer):
         torch = self.torch
         lower, upper = self._region()
         cand = self._candidates(rng, lower, upper)
-        with torch.no_grad():
-            scores = torch.cat([self._ucb(ball, w, beta, self._tensor(cand[k:k + 256]))
-                                for k in range(0, len(cand), 256)]).cpu().numpy()
-        scores = np.where(np.isfinite(scores), scores, -np.inf)
-        restarts = self.options.restarts
-        if not restarts:
-            k = int(np.argmax(scores))
-            return cand[k], float(scores[k])
-        starts = cand[top_k(scores, restarts)]
-        if self.options.acquisition == "joint":
-            return self._joint_ascent(ball, w, beta, starts, lower, upper)
+
+        def score(C: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                s = torch.cat([self._ucb(ball, w, beta, self._tensor(C[k:k + 256]))
+                               for k in range(0, len(C), 256)]).cpu().numpy()
+            return np.where(np.isfinite(s), s, -np.inf)
 
         def acq(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             Xt = self._tensor(Y).requires_grad_(True)
@@ -734,7 +727,13 @@ class GOUCB(Optimizer):
             (grad,) = torch.autograd.grad(val.sum(), Xt)
             return val.detach().cpu().numpy(), grad.cpu().numpy()
 
-        X, vals = lbfgsb_batch(acq, starts, lower, upper)
+        def refine(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            if self.options.acquisition == "joint":
+                x, value = self._joint_ascent(ball, w, beta, starts, lower, upper)
+                return x[None], np.array([value])
+            return lbfgsb_batch(acq, starts, lower, upper)
+
+        X, vals = maximize_candidates(cand, score, self.options.restarts, refine)
         k = int(np.argmax(vals))
         return X[k], float(vals[k])
 

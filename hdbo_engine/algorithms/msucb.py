@@ -62,12 +62,12 @@ import numpy as np
 from ..acquisition import log_expected_improvement, ucb
 from ..base import Optimizer
 from ..gp import GP, HyperparameterChain, told_without_meta
-from ..maximize import lbfgsb_batch, top_k
+from ..maximize import incumbent_candidates, lbfgsb_batch, top_k
 from ..options import Options
 from ..records import has_record, meta_records
 from ..space import Space
 from ..streams import MSUCB_MASKS, MSUCB_Z
-from ..trust_region import TrustRegion
+from ..trust_region import TrustRegion, search_box
 from ..util import check_bool, check_int, is_number, warn_beyond_measured_scale
 
 _CHAIN_KEY = "gp_chain"  # meta key of a recorded hyperparameter checkpoint
@@ -274,7 +274,7 @@ class MSUCB(Optimizer):
         # told value, or a kriging-believer fantasy of a pending point if that is higher
         best = float(gp.z.max())
         D, d = self.dim, self.d
-        lo, hi = self.region(incumbent)
+        lo, hi = search_box(D, incumbent, self.trust_region)
         if d == D:
             bases = incumbent[None, :]
         else:
@@ -321,20 +321,11 @@ class MSUCB(Optimizer):
         k = int(np.argmax(vals))
         return X[k], {"t": t, "subspace": int(which0[k])}
 
-    def region(self, incumbent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(lower, upper)`` of the search region: the trust region, or the whole cube."""
-        if self.trust_region is None:
-            return np.zeros(self.dim), np.ones(self.dim)
-        return self.trust_region.bounds(incumbent)
-
     def _candidates(self, y_inc: np.ndarray, lo: np.ndarray, hi: np.ndarray, c: int,
                     rng: np.random.Generator) -> np.ndarray:
-        """``c`` free-coordinate candidates in ``[lo, hi]``: incumbent, perturbations, uniform."""
-        n_local = c // 4
-        width = hi - lo
-        local = np.clip(y_inc + rng.normal(0.0, 0.1, (n_local, self.d)) * width, lo, hi)
-        uniform = lo + rng.random((c - 1 - n_local, self.d)) * width
-        return np.vstack([y_inc[None, :], local, uniform])
+        """``c`` free-coordinate candidates in ``[lo, hi]``: :func:`incumbent_candidates`
+        (the incumbent, perturbations of sd 0.1 of the box's side, uniform draws)."""
+        return incumbent_candidates(y_inc, lo, hi, c, rng)
 
 
 def _condition(gp: GP, X: np.ndarray, y: np.ndarray) -> GP:
