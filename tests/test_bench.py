@@ -512,6 +512,12 @@ def test_auto_against_its_parts_and_its_leads_at_checkpoints() -> None:
     g = _group({"auto": AUTO, "random": [[1, 1, 1, 1]] * 3})
     assert auto_leads_at(g, 2) is False
     assert auto_against_parts(g) is None  # no part has cells
+    # the same run on another CPU: equal to 12 digits, so at most the part's median
+    same = _group({"auto": [[77.48293121131485]] * 3, "auto-cobyla": [[77.48293121131451]] * 3,
+                   "goucb": [[83.6]] * 3}, budget=1)
+    assert auto_against_parts(same)["best"] is True
+    above = _group({"auto": [[77.4830]] * 3, "auto-cobyla": [[77.4829]] * 3}, budget=1)
+    assert auto_against_parts(above)["best"] is False  # a real margin of 1e-4
 
 
 def test_auto_without_cells_is_not_counted(tmp_path: Path) -> None:
