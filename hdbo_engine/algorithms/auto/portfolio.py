@@ -154,14 +154,17 @@ class Auto(Optimizer):
 
     def choose(self, rng: np.random.Generator) -> str:
         """The eligible arm with the largest Thompson draw (module docstring, "Choice")."""
-        self._eligible()
-        draws = {n: rng.beta(1 + s, 1 + f) for n, (s, f) in self.records().items()}
-        return max(draws, key=lambda n: draws[n])
+        return next(iter(self.allocate(1, rng)))
 
     def allocate(self, n: int, rng: np.random.Generator) -> dict[str, int]:
-        """How many of ``n`` points each arm proposes: one :meth:`choose` per point, arms in
-        :attr:`arms` order (module docstring, "Batches")."""
-        chosen = [self.choose(rng) for _ in range(n)]
+        """How many of ``n`` points each arm proposes: one Thompson draw per point from the
+        same records, arms in :attr:`arms` order (module docstring, "Batches")."""
+        self._eligible()
+        records = self.records()
+        chosen = []
+        for _ in range(n):
+            draws = {name: rng.beta(1 + s, 1 + f) for name, (s, f) in records.items()}
+            chosen.append(max(draws, key=lambda name: draws[name]))
         return {name: chosen.count(name) for name in self.arms if name in chosen}
 
     def _choice_rng(self, salt: int | None) -> np.random.Generator:
