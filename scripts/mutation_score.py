@@ -269,11 +269,11 @@ MUTANTS = (
                  lambda n: replaced(n, args=[*n.args[:2], ast.Constant(0.0), *n.args[3:]])),),
            ("tests/test_goucb.py", BEATS_RANDOM)),
     Mutant("auto-choice-argmin", "Auto asks the member with the smallest Thompson draw",
-           AUTO, (Edit("Auto.choose", lambda n, _: called(n, "max"),
+           AUTO, (Edit("Auto.allocate", lambda n, _: called(n, "max"),
                        lambda n: replaced(n, func=ast.Name("min", ast.Load()))),),
            AUTO_TESTS),
     Mutant("auto-beta-swapped", "Auto draws Beta(1 + failures, 1 + successes)",
-           AUTO, (Edit("Auto.choose", lambda n, _: called(n, "beta"), swapped_args),),
+           AUTO, (Edit("Auto.allocate", lambda n, _: called(n, "beta"), swapped_args),),
            AUTO_TESTS),
     Mutant("auto-window-ignored", "Auto's records keep every told proposal, not the last window",
            AUTO, (Edit("Auto.records", lambda n, _: isinstance(n, ast.Subscript)
