@@ -1,11 +1,12 @@
 """Tables (``BENCHMARKS.md``) and plots (``hdbo plot``) from an ``hdbo bench`` output folder.
 
 Statistics are over seeds: the median final best value with its
-interquartile range, the median over all evaluations of all seeds of the
-optimizer time per evaluation (ask + tell; CPU seconds, which a cell's single
-thread makes equal to wall time on an idle core and which other load on the
-machine does not inflate; wall seconds for cells recorded before the CSVs had
-CPU columns), and the median peak memory.
+interquartile range, the median value at each of the :data:`CHECKPOINTS` below the budget
+(:func:`checkpoint_medians`; a stopped cell counts where it reached the checkpoint), the
+median over all evaluations of all seeds of the optimizer time per evaluation (ask + tell;
+CPU seconds, which a cell's single thread makes equal to wall time on an idle core and
+which other load on the machine does not inflate; wall seconds for cells recorded before the
+CSVs had CPU columns), and the median peak memory.
 Ratios against a peer divide our median *regret* (best value minus the
 problem's known minimum, or minus the lowest value any method reached where
 the minimum is unknown (BBOB), so it is positive whatever the sign of the values)
@@ -300,6 +301,19 @@ def _value_cell(g: GroupStats, m: str, winner: bool) -> str:
     if g.dnf.get(m):
         return f"DNF ({int(np.median(g.dnf[m]))}/{g.budget} evals)"
     return "–"
+
+
+def checkpoint_medians(g: GroupStats, method: str,
+                       checkpoints: tuple[int, ...] = CHECKPOINTS) -> dict[int, float | None]:
+    """Per checkpoint below the budget, the median over ``method``'s seeds of its value
+    after that many evaluations (:meth:`CellRun.value_at`), over the seeds whose cell
+    reached it; None where none did (or, noisy, none had a recommendation scored by then)."""
+    medians: dict[int, float | None] = {}
+    for k in (k for k in checkpoints if k < g.budget):
+        values = [r.value_at(k) for r in g.runs.get(method, {}).values() if r.evaluations >= k]
+        values = [v for v in values if not np.isnan(v)]
+        medians[k] = float(np.median(values)) if values else None
+    return medians
 
 
 def listed_peers(g: GroupStats) -> list[str] | None:
@@ -605,8 +619,11 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
                      f"max {max(known):.1f} over {len(known)} of {len(loads)} cells.")
     with_cpu = sum("ask_cpu_s" in _header(p.with_suffix(".csv")) for p in cell_files)
     lines += ["", "Value: median final best over seeds [interquartile range]; bold = lowest "
-              "median. Time: median optimizer seconds per evaluation (ask + tell, objective "
-              f"excluded): CPU seconds of the cell's single thread for {with_cpu} of "
+              "median. At 50, 100, 200 (the checkpoints below the budget): the median over "
+              "the seeds that reached it of the value after that many evaluations (noisy "
+              "groups: of the recommendation scored last before it); bold = lowest. Time: "
+              "median optimizer seconds per evaluation (ask + tell, objective excluded): "
+              f"CPU seconds of the cell's single thread for {with_cpu} of "
               f"{len(cell_files)} cells, wall-clock seconds (which other load inflates) for "
               "cells recorded before the CSVs had CPU columns. Memory: median peak RSS of "
               "the cell's process (MiB).", ""]
@@ -629,8 +646,14 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
                       "trial; Nevergrad: `provide_recommendation()`; BoTorch: the evaluated "
                       "point of highest posterior mean; random search and skopt: the best "
                       "draw), not the best noisy draw.", ""]
-        lines += ["| method | final value | seeds | CPU s / ask | total optimizer CPU s | "
-                  "peak RSS [MiB] |", "|---|---|---|---|---|---|"]
+        at = {m: checkpoint_medians(g, m) for m in present}
+        shown = [k for k in CHECKPOINTS if k < g.budget]
+        lowest = {k: min((v[k] for v in at.values() if v[k] is not None), default=None)
+                  for k in shown}
+        fmt = _fmt_best if g.constraints else _fmt
+        lines += ["| method | " + "".join(f"at {k} | " for k in shown) + "final value | seeds "
+                  "| CPU s / ask | total optimizer CPU s | peak RSS [MiB] |",
+                  "|---|" + "---|" * len(shown) + "---|---|---|---|---|"]
         if g.constraints:
             lines[-2] = lines[-2].replace("final value | seeds", "best feasible value | "
                                           "feasible / seeds")
@@ -638,7 +661,11 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
             n_seeds = len(g.best.get(m, [])) + len(g.dnf.get(m, []))
             seeds = (f"{sum(g.feasible[m].values())} / {n_seeds}" if g.constraints
                      else str(n_seeds))
-            lines.append(f"| {m} | {_value_cell(g, m, m == winner)} | {seeds} | "
+            early = "".join(
+                "– | " if at[m][k] is None
+                else f"**{fmt(at[m][k])}** | " if at[m][k] == lowest[k] else f"{fmt(at[m][k])} | "
+                for k in shown)
+            lines.append(f"| {m} | {early}{_value_cell(g, m, m == winner)} | {seeds} | "
                          f"{_fmt(g.median_time(m))} | {_fmt(float(np.median(g.total[m])))} | "
                          f"{float(np.median(g.rss[m])):.0f} |")
         finished_ours = [m for m in ours() if g.best.get(m)]

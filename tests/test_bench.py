@@ -36,6 +36,7 @@ from hdbo_cli.report import (
     auto_against_parts,
     auto_leads_at,
     auto_win_share,
+    checkpoint_medians,
     load_results,
     markdown_report,
     targets,
@@ -652,3 +653,19 @@ def test_auto_versus_peer_medians_show_the_digits_that_tell_them_apart():
     assert _fmt_pair(-0.2044, -0.2176) == "-0.2044 vs -0.2176"
     assert _fmt_pair(3.0, 3.0) == "3 vs 3"
     assert _fmt_pair(2.918, np.inf) == "2.918 vs none"
+
+
+def test_checkpoint_medians_take_each_seed_that_reached_the_checkpoint() -> None:
+    """At 2 evaluations the best values so far are 3, 4 and 5 (median 4); at 3, the seed
+    stopped after 2 drops out: 2 and 3 (median 2.5); at 4, the budget, no column."""
+    g = GroupStats("p", 2, 4, 0.0)
+    g.runs["auto"] = {0: CellRun(4, np.array([5.0, 3, 2, 1])),
+                      1: CellRun(4, np.array([6.0, 4, 3, 2])),
+                      2: CellRun(2, np.array([7.0, 5]))}
+    assert checkpoint_medians(g, "auto", (2, 3, 4)) == {2: 4.0, 3: 2.5}
+    assert checkpoint_medians(g, "random", (2,)) == {2: None}
+    noisy = GroupStats("p", 2, 4, 0.0, noise="additive")
+    noisy.runs["auto"] = {0: CellRun(4, np.array([5.0, 1, 1, 1]), np.array([[2, 9.0], [4, 8]])),
+                          1: CellRun(4, np.array([5.0, 1, 1, 1]), np.array([[1, 7.0], [3, 6]]))}
+    # the recommendation scored last before each checkpoint, not the noisy best so far
+    assert checkpoint_medians(noisy, "auto", (1, 3)) == {1: 7.0, 3: 7.5}
