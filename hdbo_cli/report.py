@@ -316,6 +316,14 @@ def checkpoint_medians(g: GroupStats, method: str,
     return medians
 
 
+def _checkpoint_cell(g: GroupStats, median: float | None, lowest: float | None) -> str:
+    """A checkpoint median as a table cell: "–" where no seed reached it, bold when lowest."""
+    if median is None:
+        return "–"
+    text = (_fmt_best if g.constraints else _fmt)(median)
+    return f"**{text}**" if median == lowest else text
+
+
 def listed_peers(g: GroupStats) -> list[str] | None:
     """The peers Auto is counted against in ``g`` (:data:`REFERENCE_PEERS` the suite lists
     for it), or None where the group lists no Auto or no such peer."""
@@ -650,7 +658,6 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
         shown = [k for k in CHECKPOINTS if k < g.budget]
         lowest = {k: min((v[k] for v in at.values() if v[k] is not None), default=None)
                   for k in shown}
-        fmt = _fmt_best if g.constraints else _fmt
         lines += ["| method | " + "".join(f"at {k} | " for k in shown) + "final value | seeds "
                   "| CPU s / ask | total optimizer CPU s | peak RSS [MiB] |",
                   "|---|" + "---|" * len(shown) + "---|---|---|---|---|"]
@@ -661,10 +668,7 @@ def markdown_report(out: Path, plots: Path | None = None, relative_to: Path | No
             n_seeds = len(g.best.get(m, [])) + len(g.dnf.get(m, []))
             seeds = (f"{sum(g.feasible[m].values())} / {n_seeds}" if g.constraints
                      else str(n_seeds))
-            early = "".join(
-                "– | " if at[m][k] is None
-                else f"**{fmt(at[m][k])}** | " if at[m][k] == lowest[k] else f"{fmt(at[m][k])} | "
-                for k in shown)
+            early = "".join(f"{_checkpoint_cell(g, at[m][k], lowest[k])} | " for k in shown)
             lines.append(f"| {m} | {early}{_value_cell(g, m, m == winner)} | {seeds} | "
                          f"{_fmt(g.median_time(m))} | {_fmt(float(np.median(g.total[m])))} | "
                          f"{float(np.median(g.rss[m])):.0f} |")
