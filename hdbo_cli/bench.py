@@ -415,9 +415,23 @@ def _skopt_gp(dim: int, budget: int, seed: int) -> Runner:
     return Runner(ask, lambda x, _x, y: opt.tell(x, y), recommend, ask_batch)
 
 
+def _nevergrad_numpy_shim() -> None:
+    """Nevergrad 1.0.12's meta-model (which NGOpt picks with several workers at D = 12-16)
+    calls ``float`` on a one-element array, which NumPy 2.4 refuses
+    (facebookresearch/nevergrad#1612); that module's ``float`` takes the element, as NumPy
+    before 2.4 did, and is ``float`` for everything else."""
+    from nevergrad.optimization import metamodel
+
+    def element_float(x: Any) -> float:
+        return float(np.asarray(x).reshape(-1)[0]) if np.size(x) == 1 else float(x)
+
+    metamodel.float = element_float  # type: ignore[attr-defined]
+
+
 def _nevergrad(kind: str, dim: int, budget: int, seed: int, workers: int = 1) -> Runner:
     import nevergrad as ng
 
+    _nevergrad_numpy_shim()
     param = ng.p.Array(shape=(dim,), lower=0.0, upper=1.0)
     param.random_state = np.random.RandomState(seed)
     opt = ng.optimizers.registry[{"ng-ngopt": "NGOpt", "ng-cma": "CMA"}[kind]](
