@@ -15,6 +15,7 @@ from hdbo_cli.bench import (
     BOTORCH_SOBOL_POINTS,
     Cell,
     baselines,
+    drive_batches,
     load_suite,
     make_bench_problem,
     make_runner,
@@ -318,12 +319,8 @@ def test_ngopt_with_eight_workers_runs_its_whole_budget() -> None:
     NumPy 2.4 raised a TypeError at evaluation 160 of 200 on this quadratic; all 200 are
     told, and the recommendation is nearer the minimum at 0.3 than the box's centre."""
     runner = make_runner("ng-ngopt", 12, 200, 0, workers=8)
-    told = 0
-    while told < 200:
-        for x, token in runner.ask_batch(8) if runner.ask_batch else [runner.ask()
-                                                                      for _ in range(8)]:
-            runner.tell(token, x, float(np.sum((x - 0.3) ** 2)))
-            told += 1
+    told = drive_batches(runner, lambda x: float(np.sum((x - 0.3) ** 2)), 200, 8,
+                         lambda _step: None)
     best = runner.recommend()
     assert told == 200 and best is not None
     assert np.sum((best - 0.3) ** 2) < np.sum((np.full(12, 0.5) - 0.3) ** 2)
