@@ -1,0 +1,70 @@
+"""Could a pilot tell where Auto's COBYLA phase should run? Reads `hdbo bench` cells.
+
+For each group and seed, compares `auto-cobyla` (the design, then COBYLA) with the best of
+the four members alone (`msucb`, `cobbo`, `goucb`, `bkb`), each run on its own, at the end
+of the budget and at earlier evaluations. An evidence-based rule that ran both for a while
+and kept the leader could at best pick the final winner where the leader at that evaluation
+is the final one; this counts those seeds. Usage:
+
+    python benchmarks/cobyla_pilot.py hdbo_runs/bench-hd-fresh --seeds 100-104 \
+        --at 200,250,300,350
+
+Prints, per group, one word per seed: the final winner (C: COBYLA at most the best member,
+M: a member better), then the leader at each evaluation of ``--at``; and how many seeds the
+leader at each evaluation names the final winner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+MEMBERS = ("msucb", "cobbo", "goucb", "bkb")
+COBYLA = "auto-cobyla"
+
+
+def best_so_far(cell: Path) -> list[float]:
+    """The cell's best value after each evaluation."""
+    with cell.open() as f:
+        return [float(row["best_so_far"]) for row in csv.DictReader(f)]
+
+
+def leader(cells: Path, seed: int, evaluation: int | None) -> str:
+    """``C`` if COBYLA's best at ``evaluation`` (None: the end) is at most every member's."""
+    def at(method: str) -> float:
+        trace = best_so_far(cells / method / f"seed{seed}.csv")
+        return trace[-1] if evaluation is None else trace[evaluation - 1]
+    return "C" if at(COBYLA) <= min(at(m) for m in MEMBERS) else "M"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="an hdbo bench output folder")
+    parser.add_argument("--seeds", default="100-104", help="first-last seed")
+    parser.add_argument("--at", default="200,250,300,350", help="evaluations to compare at")
+    args = parser.parse_args()
+    first, last = (int(s) for s in args.seeds.split("-"))
+    seeds = range(first, last + 1)
+    evaluations = [int(e) for e in args.at.split(",")]
+    agree_total = dict.fromkeys(evaluations, 0)
+    for group in sorted((args.run / "cells").iterdir()):
+        if not all((group / m).is_dir() for m in (COBYLA, *MEMBERS)):
+            continue
+        words, agree = [], dict.fromkeys(evaluations, 0)
+        for seed in seeds:
+            final = leader(group, seed, None)
+            early = [leader(group, seed, e) for e in evaluations]
+            words.append(final + "".join(early))
+            for e, lead in zip(evaluations, early, strict=True):
+                agree[e] += lead == final
+        for e in evaluations:
+            agree_total[e] += agree[e]
+        counts = " / ".join(str(agree[e]) for e in evaluations)
+        print(f"{group.name:40s} {' '.join(words)}   leader names the winner: {counts}")
+    total = " / ".join(str(agree_total[e]) for e in evaluations)
+    print(f"{'all groups':40s} leader at {args.at} names the winner: {total}")
+
+
+if __name__ == "__main__":
+    main()
