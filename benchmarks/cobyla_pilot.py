@@ -30,10 +30,11 @@ def best_so_far(cell: Path) -> list[float]:
         return [float(row["best_so_far"]) for row in csv.DictReader(f)]
 
 
-def leader(cells: Path, seed: int, evaluation: int | None) -> str:
-    """``C`` if COBYLA's best at ``evaluation`` (None: the end) is at most every member's."""
+def leader(traces: dict[str, list[float]], evaluation: int | None) -> str:
+    """``C`` if COBYLA's best at ``evaluation`` (None: the end) is at most every member's,
+    ``traces`` each method's best values of one seed."""
     def at(method: str) -> float:
-        trace = best_so_far(cells / method / f"seed{seed}.csv")
+        trace = traces[method]
         return trace[-1] if evaluation is None else trace[evaluation - 1]
     return "C" if at(COBYLA) <= min(at(m) for m in MEMBERS) else "M"
 
@@ -53,8 +54,9 @@ def main() -> None:
             continue
         words, agree = [], dict.fromkeys(evaluations, 0)
         for seed in seeds:
-            final = leader(group, seed, None)
-            early = [leader(group, seed, e) for e in evaluations]
+            traces = {m: best_so_far(group / m / f"seed{seed}.csv") for m in (COBYLA, *MEMBERS)}
+            final = leader(traces, None)
+            early = [leader(traces, e) for e in evaluations]
             words.append(final + "".join(early))
             for e, lead in zip(evaluations, early, strict=True):
                 agree[e] += lead == final
