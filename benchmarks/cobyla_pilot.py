@@ -9,34 +9,30 @@ is the final one; this counts those seeds. Usage:
     python benchmarks/cobyla_pilot.py hdbo_runs/bench-hd-fresh --seeds 100-104 \
         --at 200,250,300,350
 
-Prints, per group, one word per seed: the final winner (C: COBYLA at most the best member,
-M: a member better), then the leader at each evaluation of ``--at``; and how many seeds the
-leader at each evaluation names the final winner.
+Noisy groups are compared on the noise-free value of each cell's recommendation, as
+``hdbo report`` scores them. Prints, per group, one word per seed: the final winner (C:
+COBYLA at most the best member, M: a member better), then the leader at each evaluation of
+``--at``; and how many seeds the leader at each evaluation names the final winner.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
-MEMBERS = ("msucb", "cobbo", "goucb", "bkb")
+from hdbo_cli.report import SINGLE_ALGORITHMS, CellRun, load_results
+
 COBYLA = "auto-cobyla"
 
 
-def best_so_far(cell: Path) -> list[float]:
-    """The cell's best value after each evaluation."""
-    with cell.open() as f:
-        return [float(row["best_so_far"]) for row in csv.DictReader(f)]
-
-
-def leader(traces: dict[str, list[float]], evaluation: int | None) -> str:
-    """``C`` if COBYLA's best at ``evaluation`` (None: the end) is at most every member's,
-    ``traces`` each method's best values of one seed."""
+def leader(runs: dict[str, CellRun], evaluation: int | None) -> str:
+    """``C`` if COBYLA's value at ``evaluation`` (None: the end) is at most every member's,
+    ``runs`` each method's cell of one seed (a noisy cell: its recommendation's noise-free
+    value, as the report scores it)."""
     def at(method: str) -> float:
-        trace = traces[method]
-        return trace[-1] if evaluation is None else trace[evaluation - 1]
-    return "C" if at(COBYLA) <= min(at(m) for m in MEMBERS) else "M"
+        run = runs[method]
+        return run.value_at(run.evaluations if evaluation is None else evaluation)
+    return "C" if at(COBYLA) <= min(at(m) for m in SINGLE_ALGORITHMS) else "M"
 
 
 def main() -> None:
@@ -49,14 +45,14 @@ def main() -> None:
     seeds = range(first, last + 1)
     evaluations = [int(e) for e in args.at.split(",")]
     agree_total = dict.fromkeys(evaluations, 0)
-    for group in sorted((args.run / "cells").iterdir()):
-        if not all((group / m).is_dir() for m in (COBYLA, *MEMBERS)):
+    for group in load_results(args.run):
+        if not all(m in group.runs for m in (COBYLA, *SINGLE_ALGORITHMS)):
             continue
         words, agree = [], dict.fromkeys(evaluations, 0)
         for seed in seeds:
-            traces = {m: best_so_far(group / m / f"seed{seed}.csv") for m in (COBYLA, *MEMBERS)}
-            final = leader(traces, None)
-            early = [leader(traces, e) for e in evaluations]
+            runs = {m: group.runs[m][seed] for m in (COBYLA, *SINGLE_ALGORITHMS)}
+            final = leader(runs, None)
+            early = [leader(runs, e) for e in evaluations]
             words.append(final + "".join(early))
             for e, lead in zip(evaluations, early, strict=True):
                 agree[e] += lead == final
