@@ -46,7 +46,8 @@ How firmly the seeds decide a won group (:func:`auto_win_share`): the share of b
 resamples of the seeds (:data:`BOOTSTRAP_DRAWS`; Auto and each peer on the same drawn seeds)
 in which Auto's median still beats every peer's; a group counts as firmly won from
 :data:`BOOTSTRAP_WIN` (60%). Auto against its parts (:func:`auto_against_parts`): each of
-:data:`PARTS` alone, where it has cells. Leads at the :data:`CHECKPOINTS` evaluations
+:data:`PARTS` alone, where it has cells, with the same resampling for the best part
+(:func:`auto_parts_share`). Leads at the :data:`CHECKPOINTS` evaluations
 (:func:`auto_leads_at`), in the groups whose budget is larger.
 """
 
@@ -401,12 +402,17 @@ def auto_win_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -
     return wins / draws
 
 
+def _at_most(a: float, b: float) -> bool:
+    """``a <= b``, medians within a relative :data:`SAME_RUN_RTOL` counting as equal: the
+    same run made on two CPUs' vector kernels differs in the last digits."""
+    return bool(a <= b or np.isclose(a, b, rtol=SAME_RUN_RTOL, atol=0.0))
+
+
 def auto_against_parts(g: GroupStats) -> dict[str, Any] | None:
     """Auto's median against its parts' (:data:`PARTS` with cells here), at equal
-    evaluations: ``best`` whether it is at most the best part's median, ``median`` whether
-    at most the median of the parts' medians; ``parts`` the parts compared. None where Auto
-    or every part lacks cells. Medians within a relative :data:`SAME_RUN_RTOL` count as
-    equal: the same run made on two CPUs' vector kernels differs in the last digits."""
+    evaluations on the seeds all of them share: ``best`` whether it is at most the best
+    part's median, ``median`` whether at most the median of the parts' medians; ``parts``
+    the parts compared. None where Auto or every part lacks cells (:func:`_at_most`)."""
     parts = [m for m in PARTS if g.runs.get(m)]
     if not parts or not g.runs.get("auto"):
         return None
@@ -414,12 +420,28 @@ def auto_against_parts(g: GroupStats) -> dict[str, Any] | None:
     if medians is None:
         return None
     values = [medians[m] for m in parts]
+    return {"parts": parts, "best": _at_most(medians["auto"], min(values)),
+            "median": _at_most(medians["auto"], float(np.median(values)))}
 
-    def at_most(a: float, b: float) -> bool:
-        return bool(a <= b or np.isclose(a, b, rtol=SAME_RUN_RTOL, atol=0.0))
 
-    return {"parts": parts, "best": at_most(medians["auto"], min(values)),
-            "median": at_most(medians["auto"], float(np.median(values)))}
+def auto_parts_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0
+                     ) -> float | None:
+    """The share of bootstrap resamples of the seeds in which Auto's median is at most the
+    best part's (:func:`auto_against_parts`' ``best``); a resample draws the seeds with
+    replacement, the same draw for Auto and every part. None where that comparison is."""
+    parts = [m for m in PARTS if g.runs.get(m)]
+    values = (g.values_at_equal_evaluations(["auto", *parts])
+              if parts and g.runs.get("auto") else None)
+    if values is None:
+        return None
+    rng = np.random.default_rng(seed)
+    n = len(values["auto"])
+    hits = 0
+    for _ in range(draws):
+        drawn = rng.integers(0, n, n)
+        hits += _at_most(float(np.median(values["auto"][drawn])),
+                         min(float(np.median(values[m][drawn])) for m in parts))
+    return hits / draws
 
 
 def auto_leads_at(g: GroupStats, evaluation: int) -> bool | None:
@@ -455,7 +477,8 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
 
     ``auto``: group -> :func:`auto_verdict`, for the groups that list Auto and a peer.
     ``auto_floor``: group -> :func:`auto_floor`, for the groups where Auto has cells.
-    ``auto_parts``: group -> :func:`auto_against_parts`, where Auto and a part have cells.
+    ``auto_parts``: group -> :func:`auto_against_parts`, where Auto and a part have cells,
+    with ``share``, :func:`auto_parts_share`.
     ``auto_leads``: checkpoint -> group -> :func:`auto_leads_at`, where it is defined.
     Each ``auto`` verdict also has ``share``, :func:`auto_win_share`.
     ``beats_random_and_tpe``: method -> (groups where its median is below both random
@@ -468,6 +491,9 @@ def targets(groups: list[GroupStats]) -> dict[str, Any]:
             verdicts[g.name]["share"] = auto_win_share(g)
     floors = {g.name: auto_floor(g) for g in groups if g.runs.get("auto")}
     parts = {g.name: v for g in groups if (v := auto_against_parts(g)) is not None}
+    for g in groups:
+        if g.name in parts:
+            parts[g.name]["share"] = auto_parts_share(g)
     leads = {k: {g.name: v for g in groups if (v := auto_leads_at(g, k)) is not None}
              for k in CHECKPOINTS}
     floor = {}
@@ -546,13 +572,17 @@ def _parts_lines(tg: dict[str, Any]) -> list[str]:
     if parts:
         best = sum(v["best"] for v in parts.values())
         median = sum(v["median"] for v in parts.values())
+        firm = sum(v["best"] and v["share"] >= BOOTSTRAP_WIN for v in parts.values())
         lines += ["", f"Auto against its parts ({', '.join(PARTS)}, each alone, where they "
                   f"have cells; equal evaluations): at most the best part's median on "
-                  f"**{best} of {len(parts)}** groups, at most the parts' median on "
+                  f"**{best} of {len(parts)}** groups (**{firm}** in at least "
+                  f"{BOOTSTRAP_WIN:.0%} of bootstrap resamples of the seeds, the share per "
+                  f"group below), at most the parts' median on "
                   f"**{median} of {len(parts)}**.", ""]
         for group, v in parts.items():
-            lines.append(f"- {group}: best part {_YES_NO[v['best']]}, median part "
-                         f"{_YES_NO[v['median']]} ({', '.join(v['parts'])})")
+            lines.append(f"- {group}: best part {_YES_NO[v['best']]} (bootstrap share "
+                         f"{v['share']:.2f}), median part {_YES_NO[v['median']]} "
+                         f"({', '.join(v['parts'])})")
     for k, leads in tg.get("auto_leads", {}).items():
         if leads:
             lines.append(f"- at evaluation {k}, Auto's median beats every listed peer's on "

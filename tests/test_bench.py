@@ -36,6 +36,7 @@ from hdbo_cli.report import (
     _fmt_pair,
     auto_against_parts,
     auto_leads_at,
+    auto_parts_share,
     auto_win_share,
     checkpoint_medians,
     load_results,
@@ -532,6 +533,25 @@ def test_auto_against_its_parts_and_its_leads_at_checkpoints() -> None:
     assert auto_against_parts(same)["best"] is True
     above = _group({"auto": [[77.4830]] * 3, "auto-cobyla": [[77.4829]] * 3}, budget=1)
     assert auto_against_parts(above)["best"] is False  # a real margin of 1e-4
+
+
+def test_parts_share_is_the_paired_bootstrap_probability_worked_out_by_hand() -> None:
+    """Auto ends at 1, 3, 3 and MS-UCB at 2 on each of three seeds: a resample's Auto median
+    is at most 2 iff it draws the first seed at least twice, 3 (1/3)^2 (2/3) + (1/3)^3 =
+    7/27 = 0.259; a part that is worse everywhere (CobBO at 9) changes nothing. Auto at 1, 2,
+    3 against a part at 2, 3, 4 on the same seeds is one lower in every resample (the same
+    draw for both), so 1, though unpaired draws would often put Auto's median above; equal
+    values count as at most."""
+    g = _group({"auto": [[1], [3], [3]], "msucb": [[2], [2], [2]]}, budget=1)
+    assert auto_parts_share(g, draws=4000) == pytest.approx(7 / 27, abs=0.02)
+    g = _group({"auto": [[1], [3], [3]], "msucb": [[2], [2], [2]],
+                "cobbo": [[9], [9], [9]]}, budget=1)
+    assert auto_parts_share(g, draws=4000) == pytest.approx(7 / 27, abs=0.02)
+    g = _group({"auto": [[1], [2], [3]], "bkb": [[2], [3], [4]]}, budget=1)
+    assert auto_parts_share(g, draws=500) == 1.0
+    g = _group({"auto": [[2], [2], [2]], "auto-cobyla": [[2], [2], [2]]}, budget=1)
+    assert auto_parts_share(g, draws=100) == 1.0
+    assert auto_parts_share(_group({"auto": [[1]], "random": [[2]]}, budget=1)) is None
 
 
 def test_auto_without_cells_is_not_counted(tmp_path: Path) -> None:
