@@ -408,20 +408,30 @@ def _at_most(a: float, b: float) -> bool:
     return bool(a <= b or np.isclose(a, b, rtol=SAME_RUN_RTOL, atol=0.0))
 
 
+def _part_values(g: GroupStats) -> tuple[list[str], dict[str, np.ndarray]] | None:
+    """The parts with cells in ``g`` and Auto's and their values per seed at equal
+    evaluations on the seeds all share (:meth:`GroupStats.values_at_equal_evaluations`);
+    None where Auto or every part lacks cells."""
+    parts = [m for m in PARTS if g.runs.get(m)]
+    if not parts or not g.runs.get("auto"):
+        return None
+    values = g.values_at_equal_evaluations(["auto", *parts])
+    return None if values is None else (parts, values)
+
+
 def auto_against_parts(g: GroupStats) -> dict[str, Any] | None:
     """Auto's median against its parts' (:data:`PARTS` with cells here), at equal
     evaluations on the seeds all of them share: ``best`` whether it is at most the best
     part's median, ``median`` whether at most the median of the parts' medians; ``parts``
     the parts compared. None where Auto or every part lacks cells (:func:`_at_most`)."""
-    parts = [m for m in PARTS if g.runs.get(m)]
-    if not parts or not g.runs.get("auto"):
+    found = _part_values(g)
+    if found is None:
         return None
-    medians = g.medians_at_equal_evaluations(["auto", *parts])
-    if medians is None:
-        return None
-    values = [medians[m] for m in parts]
-    return {"parts": parts, "best": _at_most(medians["auto"], min(values)),
-            "median": _at_most(medians["auto"], float(np.median(values)))}
+    parts, values = found
+    auto = float(np.median(values["auto"]))
+    medians = [float(np.median(values[m])) for m in parts]
+    return {"parts": parts, "best": _at_most(auto, min(medians)),
+            "median": _at_most(auto, float(np.median(medians)))}
 
 
 def auto_parts_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0
@@ -429,11 +439,10 @@ def auto_parts_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0
     """The share of bootstrap resamples of the seeds in which Auto's median is at most the
     best part's (:func:`auto_against_parts`' ``best``); a resample draws the seeds with
     replacement, the same draw for Auto and every part. None where that comparison is."""
-    parts = [m for m in PARTS if g.runs.get(m)]
-    values = (g.values_at_equal_evaluations(["auto", *parts])
-              if parts and g.runs.get("auto") else None)
-    if values is None:
+    found = _part_values(g)
+    if found is None:
         return None
+    parts, values = found
     rng = np.random.default_rng(seed)
     n = len(values["auto"])
     hits = 0
