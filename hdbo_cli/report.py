@@ -393,13 +393,24 @@ def auto_win_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -
     if any(pair is None for pair in pairs):
         return None
     keys = [tuple(sorted(g.shared_seeds(["auto", p]))) for p in peers]
+    distinct = list(dict.fromkeys(keys))
+
+    def wins(drawn: list[np.ndarray]) -> bool:
+        return all(np.median(pair["auto"][rows]) < np.median(pair[p][rows])
+                   for p, pair, rows in zip(peers, pairs,
+                                            (drawn[distinct.index(k)] for k in keys),
+                                            strict=True))
+
+    return _bootstrap_share([len(k) for k in distinct], wins, draws, seed)
+
+
+def _bootstrap_share(sizes: list[int], hit: Callable[[list[np.ndarray]], bool], draws: int,
+                     seed: int) -> float:
+    """The share of ``draws`` resamples for which ``hit`` holds; each resample draws, in
+    order, one set of row indices with replacement per entry of ``sizes`` (the seeds a
+    comparison shares), from one generator seeded with ``seed``."""
     rng = np.random.default_rng(seed)
-    wins = 0
-    for _ in range(draws):
-        drawn = {key: rng.integers(0, len(key), len(key)) for key in dict.fromkeys(keys)}
-        wins += all(np.median(pair["auto"][drawn[key]]) < np.median(pair[p][drawn[key]])
-                    for p, pair, key in zip(peers, pairs, keys, strict=True))
-    return wins / draws
+    return sum(bool(hit([rng.integers(0, n, n) for n in sizes])) for _ in range(draws)) / draws
 
 
 def _at_most(a: float, b: float) -> bool:
@@ -443,14 +454,13 @@ def auto_parts_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0
     if found is None:
         return None
     parts, values = found
-    rng = np.random.default_rng(seed)
-    n = len(values["auto"])
-    hits = 0
-    for _ in range(draws):
-        drawn = rng.integers(0, n, n)
-        hits += _at_most(float(np.median(values["auto"][drawn])),
-                         min(float(np.median(values[m][drawn])) for m in parts))
-    return hits / draws
+
+    def at_most_best(drawn: list[np.ndarray]) -> bool:
+        rows = drawn[0]
+        return _at_most(float(np.median(values["auto"][rows])),
+                        min(float(np.median(values[m][rows])) for m in parts))
+
+    return _bootstrap_share([len(values["auto"])], at_most_best, draws, seed)
 
 
 def auto_leads_at(g: GroupStats, evaluation: int) -> bool | None:
