@@ -394,12 +394,11 @@ def auto_win_share(g: GroupStats, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -
         return None
     keys = [tuple(sorted(g.shared_seeds(["auto", p]))) for p in peers]
     distinct = list(dict.fromkeys(keys))
+    slots = [distinct.index(k) for k in keys]  # each pair's draw among the distinct seed sets
 
     def wins(drawn: list[np.ndarray]) -> bool:
-        return all(np.median(pair["auto"][rows]) < np.median(pair[p][rows])
-                   for p, pair, rows in zip(peers, pairs,
-                                            (drawn[distinct.index(k)] for k in keys),
-                                            strict=True))
+        return all(np.median(pair["auto"][drawn[slot]]) < np.median(pair[p][drawn[slot]])
+                   for p, pair, slot in zip(peers, pairs, slots, strict=True))
 
     return _bootstrap_share([len(k) for k in distinct], wins, draws, seed)
 
