@@ -243,6 +243,26 @@ def test_a_noise_like_design_is_followed_by_a_replicate_of_its_best_point() -> N
     assert np.array_equal(opt.recommend(), opt.X[int(np.argmin(opt.y))])
 
 
+def test_a_batch_across_the_design_end_holds_the_replicate_and_observes_noise() -> None:
+    # batches of 4 while the design has two points left: the batch holds those two, then the
+    # replicate of the lowest told design point, then one model point; telling the replicate a
+    # different value than its original's judges the objective noisy
+    opt = Auto(6, seed=0, budget=60)
+    while opt.n_told < opt.n_init - 2:
+        (p,) = opt.ask()
+        opt.tell(p.x, _hashed(p.x))
+    lowest = int(np.argmin(opt.y))
+    batch = opt.ask(4)
+    assert [bool(p.meta.get("init")) for p in batch] == [True, True, False, False]
+    assert batch[2].meta == {"algorithm": "auto", "replicate": lowest}
+    assert np.array_equal(batch[2].x, opt.X[lowest])
+    assert batch[3].meta["algorithm"] in opt.arms
+    for p in batch:
+        opt.tell(p.x, _hashed(p.x) + (0.1 if "replicate" in p.meta else 0.0), p.meta)
+    assert opt.noise_observed() is True
+    assert not any("replicate" in p.meta for p in opt.ask(4))  # one replicate per run
+
+
 def test_under_constraints_the_replicate_repeats_the_best_feasible_design_point() -> None:
     opt = Auto(6, seed=0, budget=60)
     while True:  # the design, with every value below 0.3 infeasible

@@ -7,8 +7,8 @@ metas (:data:`KEY`), and that is all the portfolio needs to credit them: a told 
 the told history and metas, so Auto rebuilt from its history proposes what it would have.
 
 An arm implements :meth:`Arm.eligible` (whether it takes part in the choice now),
-:meth:`Arm.ask` (a whole ask of ``n`` points, accepted as pending), :meth:`Arm.propose` (the
-model part of an ask that began in the design, before the shared proposal step), and may
+:meth:`Arm.ask` (a whole ask of ``n`` points, accepted as pending), :meth:`Arm.propose` (points
+before the shared proposal step and acceptance, for Auto's :meth:`Optimizer.propose`), and may
 :meth:`Arm.claim` an ask before the choice. :class:`OwnArm` derives the last three from one
 proposal rule for the arms that are Auto's own.
 """
@@ -59,8 +59,8 @@ class Arm(ABC):
     @abstractmethod
     def propose(self, auto: Optimizer, n: int, rng: np.random.Generator
                 ) -> list[tuple[np.ndarray, dict]]:
-        """``n`` points with metas for an ask that began in the design; ``auto``'s ask
-        steers and accepts them."""
+        """``n`` points with metas, neither steered nor accepted (Auto's
+        :meth:`Optimizer.propose`)."""
 
 
 class OwnArm(Arm):

@@ -6,8 +6,9 @@
   least 20% of the values' (noise variance >= :data:`NOISY_VAR` = 0.04 on the standardised
   scale), that ask proposes the design's best point again (meta ``{"algorithm": "auto",
   "replicate": i}``, ``i`` the index of the told point it repeats; the one proposal that
-  repeats a told point; none in a space the engine enumerates, after a batch ask that spans
-  the design's end, or when points other than the design's were told first).
+  repeats a told point; in a batch that spans the design's end, the first of its model
+  points; none in a space the engine enumerates, or when points other than the design's were
+  told first).
 * **Noise** (:func:`noise_observed`): the objective is noisy iff a told replicate's value
   differs from its original's (relative tolerance 1e-9): a GP cannot tell noise from a
   rugged deterministic function, a replicate can [auto.md#noise].

@@ -19,11 +19,12 @@ history, so all can work on one history at the cost of one.
   Thompson, Biometrika 1933; the sliding window follows Garivier & Moulines, ALT 2011, for
   rewards that drift as the search narrows). The generator is keyed as if no replicate had
   been told or were pending, so a run's choices are those it would make without it.
-* **Batches**: an ask of ``n`` points draws the choice once per point and asks each chosen
-  arm for as many points as it drew, in :attr:`Auto.arms` order, each arm seeing the points
-  asked before it as pending (Thompson sampling's batch rule: each point goes to the arm a
-  fresh posterior draw favours; Kandasamy, Krishnamurthy, Schneider & Poczos, AISTATS
-  2018). One point is one draw, as before.
+* **Batches**: the model points of an ask draw the choice once per point, and each chosen arm
+  is asked for as many points as it drew, in :attr:`Auto.arms` order, seeing the points asked
+  before it as pending (Thompson sampling's batch rule: each point goes to the arm a fresh
+  posterior draw favours; Kandasamy, Krishnamurthy, Schneider & Poczos, AISTATS 2018). An
+  ask that spans the design's end holds the design's points first, then a model part like
+  any other, the replicate included. One point is one draw.
 * **Metas**: each proposal's meta names the arm that made it (``"algorithm"``), on top of the
   arm's own; design points carry the base design's metas.
 
@@ -176,14 +177,17 @@ class Auto(Optimizer):
     # ---------------------------------------------------------------- ask
     def ask(self, n: int = 1, *, salt: int | None = None) -> list[Proposal]:
         self._check_ask(n, salt)
-        in_design = self._n_random(n) > 0 or (salt is None and self._line_point() is not None)
-        if in_design:
-            return super().ask(n, salt=salt)
+        # the design's points of this ask (its line point needs nothing pending)
+        n_design = self._n_random(n) or int(salt is None and self._line_point() is not None)
+        out = super().ask(n_design, salt=salt) if n_design else []
+        if n_design == n:
+            return out
         probe = replicate(self, self.options.noisy)
-        out = [] if probe is None else [probe]
-        self._pending.extend(out)
+        if probe is not None:
+            self._pending.append(probe)
+            out.append(probe)
         rng = self._choice_rng(salt)  # an arm that declines a claim draws nothing from it
-        if n == 1 and not out:
+        if n == 1 and probe is None:
             for arm in self.arms.values():
                 claimed = arm.claim(self, rng)
                 if claimed is not None:
@@ -200,5 +204,6 @@ class Auto(Optimizer):
                              "unconstrained)")
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        """The model part of an ask that began in the design (a batch across its end)."""
+        """``n`` points from one chosen arm (:meth:`Optimizer.propose`, what a portfolio asks
+        of a member); :meth:`ask` itself draws the choice once per point."""
         return self.arms[self.choose(rng)].propose(self, n, rng)
