@@ -211,3 +211,8 @@ def test_arms_restrict_the_portfolio_and_bad_names_or_batches_are_refused():
     _run_auto(alone, _bowl, 20)
     with pytest.raises(ValueError, match="ask: none of the arms"):
         alone.ask(2)
+    spanning = Auto(3, seed=0, budget=50, arms=("cobyla",), noisy=False)
+    _run_auto(spanning, _bowl, spanning.n_init - 1)
+    with pytest.raises(ValueError, match="ask: none of the arms"):
+        spanning.ask(3)  # the design's last point and two that COBYLA alone cannot make
+    assert len(spanning.pending) == 0  # the refused ask left no design point pending

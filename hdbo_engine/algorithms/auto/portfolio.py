@@ -179,6 +179,8 @@ class Auto(Optimizer):
         self._check_ask(n, salt)
         # the design's points of this ask (its line point needs nothing pending)
         n_design = self._n_random(n) or int(salt is None and self._line_point() is not None)
+        if 0 < n_design < n:
+            self._eligible()  # refused before the design's points are made pending
         out = super().ask(n_design, salt=salt) if n_design else []
         if n_design == n:
             return out
