@@ -552,11 +552,6 @@ class Optimizer(InitialDesign, ABC):
             opt.tell(X, y, metas, constraints=constraints)
         return opt
 
-    def propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        """The model part of an ask: ``n`` points (D,) with metas, before the shared proposal
-        step and acceptance, avoiding :attr:`pending` (what a portfolio asks of a member)."""
-        return self._propose(n, rng)
-
     # ------------------------------------------------------- algorithm hooks
     @abstractmethod
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:

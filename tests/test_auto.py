@@ -394,7 +394,7 @@ def test_es_step_follows_the_one_fifth_rule_and_restarts_from_a_uniform_point() 
         assert state.restarts == (k == 70) and state.parent is None
     # after the restart: a uniform start (no step change), then its own best is the parent,
     # and success means beating the restarted search's best (7), not Auto's (1)
-    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(0), steered=False)
+    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(0))
     assert meta["algorithm"] == "es" and meta["start"] is True
     opt.tell(x, 7.0, meta)
     state = opt.arms["es"].state(opt)
@@ -464,7 +464,7 @@ def test_es_step_is_the_parent_plus_a_gaussian_reflected_into_the_box() -> None:
     z = np.random.default_rng(3).standard_normal(5)
     raw = parent + 0.2 * z
     assert (raw > 1.0).any() and (raw < 0.0).any()  # both edges are crossed
-    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(3), steered=False)
+    ((x, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(3))
     np.testing.assert_allclose(x, [_reflect(v) for v in raw], rtol=0, atol=1e-12)
     assert meta == {"algorithm": "es", "sigma": 0.2, "restarts": 0}
 
@@ -479,14 +479,14 @@ def test_es_counts_a_tie_as_a_failure_and_steps_from_the_restarted_search_best()
         opt.tell(rng.random(3), 11.0, {"algorithm": "es"})
         if opt.arms["es"].state(opt).restarts:
             break
-    ((start, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(1), steered=False)
+    ((start, meta),) = opt.arms["es"].make(opt, 1, np.random.default_rng(1))
     opt.tell(start, 12.0, meta)  # worse than Auto's best, yet the new search's parent
     opt.tell(rng.random(3), 12.0, {"algorithm": "es"})  # a tie with the new search's best
     state = opt.arms["es"].state(opt)
     np.testing.assert_array_equal(state.parent, start)
     assert state.sigma == pytest.approx(0.2 * np.exp(-1 / 12))
     z = np.random.default_rng(2).standard_normal(3)
-    ((x, _),) = opt.arms["es"].make(opt, 1, np.random.default_rng(2), steered=False)
+    ((x, _),) = opt.arms["es"].make(opt, 1, np.random.default_rng(2))
     np.testing.assert_allclose(x, [_reflect(v) for v in start + state.sigma * z], atol=1e-12)
 
 

@@ -6,11 +6,10 @@ metas (:data:`KEY`), and that is all the portfolio needs to credit them: a told 
 (NaN and +inf never succeed) (:func:`outcomes`). Each arm reads whatever state it keeps from
 the told history and metas, so Auto rebuilt from its history proposes what it would have.
 
-An arm implements :meth:`Arm.eligible` (whether it takes part in the choice now),
-:meth:`Arm.ask` (a whole ask of ``n`` points, accepted as pending), :meth:`Arm.propose` (points
-before the shared proposal step and acceptance, for Auto's :meth:`Optimizer.propose`), and may
-:meth:`Arm.claim` an ask before the choice. :class:`OwnArm` derives the last three from one
-proposal rule for the arms that are Auto's own.
+An arm implements :meth:`Arm.eligible` (whether it takes part in the choice now) and
+:meth:`Arm.ask` (``n`` points, accepted as pending), and may :meth:`Arm.claim` an ask before
+the choice. :class:`OwnArm` derives its ask from one proposal rule for the arms that are
+Auto's own.
 """
 
 from __future__ import annotations
@@ -56,25 +55,15 @@ class Arm(ABC):
             salt: int | None) -> list[Proposal]:
         """``n`` proposals, accepted and pending in ``auto``."""
 
-    @abstractmethod
-    def propose(self, auto: Optimizer, n: int, rng: np.random.Generator
-                ) -> list[tuple[np.ndarray, dict]]:
-        """``n`` points with metas, neither steered nor accepted (Auto's
-        :meth:`Optimizer.propose`)."""
-
 
 class OwnArm(Arm):
     """An arm whose proposals are made by Auto itself from one rule, :meth:`make`."""
 
     @abstractmethod
-    def make(self, auto: Optimizer, n: int, rng: np.random.Generator, *, steered: bool
+    def make(self, auto: Optimizer, n: int, rng: np.random.Generator
              ) -> list[tuple[np.ndarray, dict]]:
-        """``n`` points with metas, through the shared proposal step if ``steered``."""
+        """``n`` points with metas, through the shared proposal step."""
 
     def ask(self, auto: Optimizer, n: int, rng: np.random.Generator,
             salt: int | None) -> list[Proposal]:
-        return [auto._accept(x, meta, rng) for x, meta in self.make(auto, n, rng, steered=True)]
-
-    def propose(self, auto: Optimizer, n: int, rng: np.random.Generator
-                ) -> list[tuple[np.ndarray, dict]]:
-        return self.make(auto, n, rng, steered=False)
+        return [auto._accept(x, meta, rng) for x, meta in self.make(auto, n, rng)]

@@ -156,6 +156,3 @@ class CobylaArm(Arm):
             salt: int | None) -> list[Proposal]:
         raise RuntimeError("COBYLA is never chosen; it claims asks in its phase")
 
-    def propose(self, auto: Optimizer, n: int, rng: np.random.Generator
-                ) -> list[tuple[np.ndarray, dict]]:
-        raise RuntimeError("COBYLA is never chosen; it claims asks in its phase")

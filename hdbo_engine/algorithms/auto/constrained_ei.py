@@ -47,7 +47,7 @@ class ConstrainedEIArm(OwnArm):
                     radius, failures = max(0.5 * radius, CEI_MIN_RADIUS), 0
         return radius
 
-    def make(self, auto: Optimizer, n: int, rng: np.random.Generator, *, steered: bool
+    def make(self, auto: Optimizer, n: int, rng: np.random.Generator
              ) -> list[tuple[np.ndarray, dict]]:
         incumbent, value = auto.best
         radius = self.radius(auto)
@@ -55,4 +55,4 @@ class ConstrainedEIArm(OwnArm):
         points = constrained_ei(auto._X, auto.model_values, models, incumbent, value, radius,
                                 auto.pending, n, rng)
         made = [(x, {KEY: CEI, "radius": radius}) for x in points]
-        return steer(auto._X, auto._c, incumbent, made, rng, models) if steered else made
+        return steer(auto._X, auto._c, incumbent, made, rng, models)

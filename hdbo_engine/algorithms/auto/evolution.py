@@ -73,7 +73,7 @@ class EvolutionArm(OwnArm):
                 best = min(best, float(y))
         return EsState(sigma, chain, None if parent is None else parent.copy())
 
-    def make(self, auto: Optimizer, n: int, rng: np.random.Generator, *, steered: bool
+    def make(self, auto: Optimizer, n: int, rng: np.random.Generator
              ) -> list[tuple[np.ndarray, dict]]:
         """The parent plus a Gaussian step in every coordinate, reflected into the unit cube,
         or a restart's uniform start."""
@@ -87,6 +87,6 @@ class EvolutionArm(OwnArm):
             for _ in range(n):
                 x = np.mod(parent + state.sigma * rng.standard_normal(auto.dim), 2.0)
                 made.append((np.where(x > 1.0, 2.0 - x, x), dict(meta)))
-        if steered and auto._c is not None:
+        if auto._c is not None:
             return steer(auto._X, auto._c, auto.best[0], made, rng)
         return made

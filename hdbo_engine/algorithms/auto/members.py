@@ -70,6 +70,3 @@ class MemberArm(Arm):
         auto._pending.extend(made)
         return made
 
-    def propose(self, auto: Optimizer, n: int, rng: np.random.Generator
-                ) -> list[tuple[np.ndarray, dict]]:
-        return [(x, {**meta, KEY: self.name}) for x, meta in self.sync(auto).propose(n, rng)]

@@ -11,7 +11,7 @@ history, so all can work on one history at the cost of one.
   (:mod:`.cobyla`). Each says when it is eligible; COBYLA claims single asks in its phase.
 * **Each model ask**: Auto's replicate when the noise judgement calls for it
   (:mod:`.noise`); else, for one point, an arm that claims it; else the choice.
-* **Choice** (:meth:`Auto.records`, :meth:`Auto.choose`): an eligible arm's record is its
+* **Choice** (:meth:`Auto.records`, :meth:`Auto.allocate`): an eligible arm's record is its
   last ``window`` [10] told proposals, each a success or not (:func:`.arm.outcomes`: a
   feasible value below every finite feasible value told before it). Auto draws
   ``s_k ~ Beta(1 + successes_k, 1 + failures_k)`` for each eligible arm from the ask's
@@ -206,6 +206,6 @@ class Auto(Optimizer):
                              "unconstrained)")
 
     def _propose(self, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, dict]]:
-        """``n`` points from one chosen arm (:meth:`Optimizer.propose`, what a portfolio asks
-        of a member); :meth:`ask` itself draws the choice once per point."""
-        return self.arms[self.choose(rng)].propose(self, n, rng)
+        """Never reached: :meth:`ask` hands the base design only design points and makes every
+        model point through an arm's ask."""
+        raise NotImplementedError("Auto makes its model points in ask(), through its arms")
