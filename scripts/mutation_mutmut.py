@@ -64,12 +64,12 @@ SCOPE: dict[str, list[str]] = {
     "goucb": _methods("algorithms.goucb", "GOUCB",
                       "_propose _sync beta _select _ucb _region _candidates _joint_ascent"),
     "auto": _methods("algorithms.auto.portfolio", "Auto",
-                     "ask _propose recommend noise_observed records _choice_rng choose")
+                     "ask recommend noise_observed records _choice_rng allocate")
     + _functions("algorithms.auto.arm", "outcomes")
     + _functions("algorithms.auto.noise", "noise_observed is_noisy replicate recommend")
     + _methods("algorithms.auto.constrained_ei", "ConstrainedEIArm", "eligible radius make")
     + _methods("algorithms.auto.evolution", "EvolutionArm", "eligible state make")
-    + _methods("algorithms.auto.members", "MemberArm", "sync ask propose")
+    + _methods("algorithms.auto.members", "MemberArm", "sync ask")
     + _functions("algorithms.auto.members", "default_members"),
 }
 EXCLUDED_STATUSES = ("not checked", "skipped")

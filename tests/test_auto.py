@@ -139,7 +139,7 @@ def test_thompson_choice_favours_the_member_that_improves() -> None:
     for k in range(20):  # bkb's points always improve the best, cobbo's never do
         who = "bkb" if k % 2 == 0 else "cobbo"
         opt.tell(rng.random(2), 100.0 - k if who == "bkb" else 1e3, {"algorithm": who})
-    picks = [opt.choose(np.random.default_rng(s)) for s in range(200)]
+    picks = [next(iter(opt.allocate(1, np.random.default_rng(s)))) for s in range(200)]
     # Beta(11, 1) against Beta(1, 11): P(cobbo's draw wins) is about 3e-7
     assert picks.count("bkb") == 200
 

@@ -153,10 +153,6 @@ class Auto(Optimizer):
                   if a.eligible(self)}
         return {n: (sum(r), len(r) - sum(r)) for n, r in recent.items()}
 
-    def choose(self, rng: np.random.Generator) -> str:
-        """The eligible arm with the largest Thompson draw (module docstring, "Choice")."""
-        return next(iter(self.allocate(1, rng)))
-
     def allocate(self, n: int, rng: np.random.Generator) -> dict[str, int]:
         """How many of ``n`` points each arm proposes: one Thompson draw per point from the
         same records, arms in :attr:`arms` order (module docstring, "Batches")."""
