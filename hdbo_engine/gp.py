@@ -24,7 +24,9 @@ Choices the papers leave open, made here:
   The optimiser is L-BFGS-B with the analytic gradient, started from the prior
   mode on the first fit; later fits start from the previous optimum
   (``prior_start=True`` adds the prior mode, ``restarts > 1`` jittered
-  prior-mode starts); the best optimum wins.
+  prior-mode starts); the best optimum wins. From the prior's mode the fit can stay
+  with long lengthscales and the noise at its bound; a second start from short
+  lengthscales was measured and not adopted (the same section of ``auto.md``).
 * **Numerics**: Cholesky with escalating jitter (1e-8 .. 1e-2 of the signal
   variance), so duplicate points and constant outputs never raise. Kernel
   values beyond a scaled distance where they fall under 1e-60 of the signal
