@@ -113,9 +113,16 @@ Parallel and distributed use
   trial running (a sequential study) is not salted: its proposal is the
   engine's plain next proposal. Either way the proposal is a pure function
   of (seed, history, pending points, trial number), so a rebuilt sampler
-  makes it again. Just before storing its proposal an
-  ask re-reads the RUNNING trials and asks again (with them pending) if one
-  of them has meanwhile stored the very same point.
+  makes it again.
+* A proposal need not depend on the ask's random draws, so two processes that
+  could not see each other's trial may land on the same point. After storing
+  its proposal an ask waits for every lower-numbered trial of another sampler
+  that is mid-ask, and if a lower-numbered trial (running or finished) holds
+  the same point, it withdraws its proposal (setting ``hdbo:proposal`` to
+  None, so that later trials wait for it again) and asks again. A
+  lower-numbered trial not yet marked reads the study after that proposal
+  was stored, so it avoids the point itself. No two trials keep one point
+  unless a mark went stale.
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
@@ -160,7 +167,7 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from hdbo_engine import get_algorithm
-from hdbo_engine.base import Optimizer, Proposal
+from hdbo_engine.base import Optimizer
 from hdbo_engine.registry import Entry, generate
 from hdbo_engine.space import Categorical, Dimension, Integer, Real, Space
 from hdbo_engine.util import is_int
@@ -441,24 +448,11 @@ class HDBOSampler(BaseSampler):
             mark = _AskMark(storage, trial._trial_id, self._token, self.pending_wait_s / 4)
             done = False
             try:
-                self._wait_for_earlier_asks(study, trial)
-                history, pending, unknown = self._read_study(study, trial, codec)
-                optimizer = self._optimizer(codec, history)
-                for x, meta in pending:
-                    optimizer.add_pending(x, meta)
-                salt = trial.number if unknown or pending else None
-                (proposal,) = optimizer.ask(salt=salt)
-                proposal = self._recheck(study, trial, codec, optimizer, pending, proposal, salt)
-                x = proposal.x.copy()
-                fixed = trial.system_attrs.get("fixed_params", {})
-                if fixed:  # the evaluated point keeps the user's fixed values
-                    values = codec.decode(x)
-                    values.update({n: v for n, v in fixed.items() if n in values})
-                    fixed_x = codec.encode(values)
-                    x = x if fixed_x is None else fixed_x
-                storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
-                    "x": [float(v) for v in x], "meta": _jsonable(proposal.meta),
-                    "space": codec.key})
+                x, known = self._propose(study, trial, codec)
+                while self._held_by_earlier_trial(study, trial, codec, x, known):
+                    # withdrawn first, so that later trials wait for the new proposal
+                    storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, None)
+                    x, known = self._propose(study, trial, codec)
                 done = True
             finally:
                 mark.stop()
@@ -466,29 +460,50 @@ class HDBOSampler(BaseSampler):
                     storage.set_trial_system_attr(trial._trial_id, ATTR_ASKING, None)
             return {**codec.decode(x), **constants}
 
-    def _recheck(self, study: Study, trial: FrozenTrial, codec: _Codec, optimizer: Optimizer,
-                 pending: list[tuple[np.ndarray, dict]], proposal: Proposal,
-                 salt: int | None) -> Proposal:
-        """Ask again if another RUNNING trial has meanwhile stored this very point.
+    def _propose(self, study: Study, trial: FrozenTrial, codec: _Codec
+                 ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Wait for earlier asks, ask the engine with every other RUNNING trial pending, and
+        store the proposal in the trial; returns the point to evaluate and the points the
+        engine knew of (told and pending)."""
+        self._wait_for_earlier_asks(study, trial)
+        history, pending, unknown = self._read_study(study, trial, codec)
+        optimizer = self._optimizer(codec, history)
+        for x, meta in pending:
+            optimizer.add_pending(x, meta)
+        (proposal,) = optimizer.ask(salt=trial.number if unknown or pending else None)
+        x = proposal.x.copy()
+        fixed = trial.system_attrs.get("fixed_params", {})
+        if fixed:  # the evaluated point keeps the user's fixed values
+            values = codec.decode(x)
+            values.update({n: v for n, v in fixed.items() if n in values})
+            fixed_x = codec.encode(values)
+            x = x if fixed_x is None else fixed_x
+        study._storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
+            "x": [float(v) for v in x], "meta": _jsonable(proposal.meta), "space": codec.key})
+        return x, [e.x for e in history] + [p for p, _ in pending]
 
-        Two processes that could not see each other's trial when they read the
-        study compute concurrently and may land on the same optimum of the
-        acquisition; the later one notices here and asks with that point pending.
+    def _held_by_earlier_trial(self, study: Study, trial: FrozenTrial, codec: _Codec,
+                               x: np.ndarray, known: list[np.ndarray]) -> bool:
+        """Whether a lower-numbered trial (running or finished) holds the stored point ``x``
+        though the engine did not know that trial's point when it proposed ``x`` (it knows when
+        the space has no unseen point left), read once every earlier ask of another sampler
+        has stored its proposal.
+
+        Two processes that could not see each other's trial when they read the study may
+        land on the same point (a proposal need not depend on the ask's random draws); the
+        higher-numbered trial then asks again. An earlier trial that is neither marked nor
+        holding a proposal reads the study after ``x`` was stored, so it avoids ``x`` itself.
         """
-        for _ in range(3):
-            fresh = []
-            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                point = None if t.number == trial.number else self._trial_point(t, codec)
-                if point is not None and not any(np.array_equal(point[0], x) for x, _ in pending):
-                    fresh.append(point)
-            if not any(np.array_equal(proposal.x, x) for x, _ in fresh):
-                return proposal
-            pending = pending + fresh
-            optimizer.clear_pending()
-            for x, meta in pending:
-                optimizer.add_pending(x, meta)
-            (proposal,) = optimizer.ask(salt=salt)
-        return proposal
+        self._wait_for_earlier_asks(study, trial)
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,
+                                                          TrialState.COMPLETE,
+                                                          TrialState.PRUNED)):
+            if t.number < trial.number:
+                point = self._trial_point(t, codec)
+                if (point is not None and np.array_equal(point[0], x)
+                        and not any(np.array_equal(point[0], k) for k in known)):
+                    return True
+        return False
 
     def _wait_for_earlier_asks(self, study: Study, trial: FrozenTrial) -> None:
         """Wait while a lower-numbered RUNNING trial of another sampler is mid-ask."""
@@ -501,7 +516,7 @@ class HDBOSampler(BaseSampler):
             for trial_id in waiting:
                 t = storage.get_trial(trial_id)
                 mark = t.system_attrs.get(ATTR_ASKING)
-                if (t.state == TrialState.RUNNING and ATTR_PROPOSAL not in t.system_attrs
+                if (t.state == TrialState.RUNNING and t.system_attrs.get(ATTR_PROPOSAL) is None
                         and isinstance(mark, list) and mark[0] != self._token
                         and time.time() - float(mark[1]) < self.pending_wait_s):
                     still.append(trial_id)
@@ -618,8 +633,8 @@ class _AskMark:
         while not self._stopped.wait(self._interval):
             try:
                 self._write()
-            except Exception:  # a storage hiccup only weakens the turn-taking
-                return
+            except Exception:  # a storage hiccup (a locked SQLite file): try at the next beat
+                continue
 
     def stop(self) -> None:
         self._stopped.set()

@@ -425,27 +425,101 @@ def test_run_optuna_joins_a_study_whose_settings_another_worker_is_still_writing
         run_optuna(argparse.Namespace(**{**vars(args), "heartbeat": -1}))
 
 
-def test_a_proposal_another_process_stored_meanwhile_is_asked_again():
-    from hdbo_adapters.optuna import _Codec
+def _first_ask_lands_on(monkeypatch, sampler: HDBOSampler, x: np.ndarray,
+                        during_first=None) -> list[object]:
+    """Make the engine's next ask return ``x`` (as if its process had not seen the trial that
+    holds it; ``during_first`` runs inside that ask); later asks are the engine's own. Returns
+    the engine's pending points at each ask, one entry per ask."""
     from hdbo_engine.base import Proposal
+
+    engine_cls = sampler.algorithm_class
+    real_ask = engine_cls.ask
+    calls: list[object] = []
+
+    def ask(self, *args, **kwargs):
+        calls.append(self.pending.copy())
+        if len(calls) == 1:
+            if during_first is not None:
+                during_first()
+            return [Proposal(np.array(x, dtype=float), {})]
+        return real_ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_cls, "ask", ask)
+    return calls
+
+
+def test_a_point_an_earlier_trial_finished_at_meanwhile_is_asked_again(monkeypatch):
+    """An earlier trial, unknown to this ask when it read the study, finishes at the point this
+    ask lands on before the ask has returned: the ask asks again with that point told."""
+    from optuna.distributions import FloatDistribution
 
     sampler = msucb(seed=6)
     study = optuna.create_study(sampler=sampler)
     study.optimize(quadratic, n_trials=6)
-    other = study.ask()
-    quadratic(other)  # RUNNING, proposal stored
-    x_other = np.array(study._storage.get_trial(other._trial_id)
-                       .system_attrs[ATTR_PROPOSAL]["x"])
+    other = study.ask()  # another process's trial, no parameters yet
     mine = study.ask()
-    space = sampler.infer_relative_search_space(study, mine._cached_frozen_trial)
-    codec = _Codec(space)
-    optimizer = sampler._cache.optimizer
-    optimizer.clear_pending()
-    # As if this process had not seen `other` and its ask had landed on the same point:
-    again = sampler._recheck(study, mine._cached_frozen_trial, codec, optimizer, [],
-                             Proposal(x_other, {}), None)
-    assert not np.array_equal(again.x, x_other)
-    assert any(np.array_equal(p, x_other) for p in optimizer.pending)
+    x_same = np.full(3, 0.3125)  # x_i = -2 + 4 * 0.3125 = -0.75 in quadratic's [-2, 2]
+
+    def other_finishes() -> None:
+        dist = FloatDistribution(-2.0, 2.0)
+        for i in range(3):
+            study._storage.set_trial_param(other._trial_id, f"x{i}", -0.75, dist)
+        study.tell(other, 3 * 1.25**2)
+
+    calls = _first_ask_lands_on(monkeypatch, sampler, x_same, during_first=other_finishes)
+    quadratic(mine)
+    stored = np.array(study._storage.get_trial(mine._trial_id).system_attrs[ATTR_PROPOSAL]["x"])
+    assert len(calls) == 2 and not np.array_equal(stored, x_same)
+    assert any(np.array_equal(x, x_same) for x in sampler._cache.optimizer.X)  # told now
+    assert study.trials[mine.number].params != study.trials[other.number].params
+
+
+def test_a_point_an_earlier_ask_stores_after_this_one_is_asked_again(monkeypatch):
+    """The race: an earlier trial, not yet marked when this ask began, computes the same point
+    and stores it after this ask has stored its own. This ask waits for it and asks again, its
+    own proposal withdrawn meanwhile (so that later trials wait for the new one)."""
+    import threading
+    import time
+
+    sampler = msucb(seed=6)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=6)
+    storage = study._storage
+    other = study.ask()  # another process's trial: created, not yet marked
+    mine = study.ask()
+    x_same = np.full(3, 0.3125)
+    key: list[str] = []
+    withdrawn: list[object] = []
+
+    def other_process_asks() -> None:  # it marks itself now and stores the same point later
+        storage.set_trial_system_attr(other._trial_id, ATTR_ASKING,
+                                      ["another-process", time.time()])
+
+        def store() -> None:
+            time.sleep(0.3)
+            storage.set_trial_system_attr(other._trial_id, ATTR_PROPOSAL, {
+                "x": [float(v) for v in x_same], "meta": {}, "space": key[0]})
+
+        threading.Thread(target=store).start()
+
+    def start_other() -> None:
+        key.append(sampler._cache.key[0])
+        other_process_asks()
+
+    calls = _first_ask_lands_on(monkeypatch, sampler, x_same, during_first=start_other)
+    real_read = sampler._read_study
+
+    def read(study_, trial_, codec_):
+        if len(calls) == 1:  # the second ask's read: this trial's proposal is withdrawn
+            withdrawn.append(storage.get_trial(mine._trial_id).system_attrs[ATTR_PROPOSAL])
+        return real_read(study_, trial_, codec_)
+
+    monkeypatch.setattr(sampler, "_read_study", read)
+    quadratic(mine)
+    stored = np.array(storage.get_trial(mine._trial_id).system_attrs[ATTR_PROPOSAL]["x"])
+    assert len(calls) == 2 and not np.array_equal(stored, x_same)
+    assert any(np.array_equal(p, x_same) for p in calls[1])
+    assert withdrawn == [None]
 
 
 def test_the_ask_mark_is_refreshed_while_an_ask_runs(monkeypatch):
