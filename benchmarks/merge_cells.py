@@ -18,9 +18,9 @@ for the record but not in the tables (folders named ``*-go*``, ``*-pair`` and
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
-import sys
 import tarfile
 import tempfile
 from pathlib import Path
@@ -78,7 +78,15 @@ def merge(out: Path) -> dict[str, int]:
     return {s: len(c) for s, c in counts.items()}
 
 
-if __name__ == "__main__":
-    destination = Path(sys.argv[1] if len(sys.argv) > 1 else "hdbo_runs")
-    for suite, n in merge(destination).items():
+def main(argv: list[str] | None = None) -> None:
+    """Command line: ``merge_cells.py [OUT]`` (``--help`` prints the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default="hdbo_runs", type=Path,
+                        help="folder that receives bench-<suite>/ [hdbo_runs]")
+    for suite, n in merge(parser.parse_args(argv).out).items():
         print(f"bench-{suite}: {n} cells")
+
+
+if __name__ == "__main__":
+    main()

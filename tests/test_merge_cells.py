@@ -42,3 +42,13 @@ def test_archives_are_ordered_by_date_then_number_then_hour(
 def test_run_folders_feed_their_suite_and_the_record_only_runs_none(run_dir: str,
                                                                    suite: str | None) -> None:
     assert merge_cells._suite_of(run_dir) == suite
+
+
+def test_help_prints_usage_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        merge_cells.main(["--help"])
+    assert exit_.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+    assert not any(tmp_path.iterdir())  # no folder named --help
