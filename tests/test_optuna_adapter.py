@@ -492,6 +492,7 @@ def test_a_point_an_earlier_ask_stores_after_this_one_is_asked_again(monkeypatch
     withdrawn: list[object] = []
 
     def other_process_asks() -> None:  # it marks itself now and stores the same point later
+        key.append(sampler._cache.key[0])
         storage.set_trial_system_attr(other._trial_id, ATTR_ASKING,
                                       ["another-process", time.time()])
 
@@ -502,11 +503,7 @@ def test_a_point_an_earlier_ask_stores_after_this_one_is_asked_again(monkeypatch
 
         threading.Thread(target=store).start()
 
-    def start_other() -> None:
-        key.append(sampler._cache.key[0])
-        other_process_asks()
-
-    calls = _first_ask_lands_on(monkeypatch, sampler, x_same, during_first=start_other)
+    calls = _first_ask_lands_on(monkeypatch, sampler, x_same, during_first=other_process_asks)
     real_read = sampler._read_study
 
     def read(study_, trial_, codec_):
