@@ -82,7 +82,7 @@ before it, whose cost grows faster than linearly in n). The other points of
 a larger batch are *fillers*, drawn at a cost linear in n: the j-th is the
 (j mod k)-th model point (k = the model points of this ask) plus a Gaussian
 step of standard deviation 0.1 times the side of the search box in every
-coordinate, clipped to the box (the trust region around the best point when
+coordinate, clipped to the box (the trust region around the incumbent when
 the algorithm has one, else the cube), made distinct like every proposal;
 its meta is ``{"batch_fill": True, "near": j mod k}``. So a large batch
 explores the neighbourhoods of the model's choices. Initial-design points
@@ -92,8 +92,19 @@ be6ce2a, ``git show be6ce2a:benchmarks/parallel_bench.py``).
 Trust region
 ------------
 An algorithm may keep a :class:`hdbo_engine.trust_region.TrustRegion` in
-``self.trust_region``; :meth:`Optimizer.tell` feeds it every told value in
-order (before ``_on_tell``), so its state is a function of the history.
+``self.trust_region``; :meth:`Optimizer.tell` feeds it every told value of its own
+(below) in order (before ``_on_tell``), so its state is a function of the history.
+
+Points of other proposers
+-------------------------
+A told point whose meta names another algorithm under ``"algorithm"`` (:data:`PROPOSER`;
+Auto tells its members the points of its other arms so) enters the models like any other,
+but neither :attr:`Optimizer.incumbent`, the point an algorithm searches around, nor its
+trust region's counts: on one shared history each algorithm keeps its own region, as
+TuRBO-m's trust regions do (Eriksson et al., NeurIPS 2019, Sec. 2). Every other point
+(design, own proposals, points told without an ask) is the algorithm's own, so alone its
+:attr:`~Optimizer.incumbent` is :attr:`~Optimizer.best` (measurements:
+``docs/algorithms/auto.md#own-incumbents``).
 """
 
 from __future__ import annotations
@@ -120,6 +131,8 @@ from .options import Options
 from .space import Space
 from .trust_region import TrustRegion, search_box
 from .util import as_float_array, impute_failures, is_int
+
+PROPOSER = "algorithm"  # meta key naming the algorithm that proposed a point
 
 __all__ = ["Proposal", "Optimizer"]
 
@@ -294,6 +307,24 @@ class Optimizer(InitialDesign, ABC):
         i = best_index(self._y, self._c)
         return None if i is None else (self._X[i].copy(), float(self._y[i]))
 
+    def is_own(self, meta: dict[str, Any]) -> bool:
+        """Whether a told point with ``meta`` is this algorithm's own: its meta names no other
+        algorithm (module docstring, "Points of other proposers")."""
+        return meta.get(PROPOSER, self.name) == self.name
+
+    def own_rows(self) -> np.ndarray:
+        """Which told points are this algorithm's own (n,) bool (:meth:`is_own`)."""
+        return np.array([self.is_own(m) for m in self._metas], dtype=bool)
+
+    @property
+    def incumbent(self) -> tuple[np.ndarray, float] | None:
+        """``(x, y)`` the algorithm searches around: :attr:`best` among its own told points
+        (module docstring, "Points of other proposers"); :attr:`best` while none of its own
+        is finite."""
+        own = np.flatnonzero(self.own_rows())
+        i = best_index(self._y[own], None if self._c is None else self._c[own])
+        return self.best if i is None else (self._X[own[i]].copy(), float(self._y[own[i]]))
+
     def recommend(self) -> np.ndarray | None:
         """The told point this optimizer recommends as its answer (unit cube), or None
         before any finite value (with a warning once values were told): the point of
@@ -346,7 +377,7 @@ class Optimizer(InitialDesign, ABC):
             for x, meta in proposals:
                 out.append(self._accept(x, meta, rng))
             centres = np.array([p.x for p in out[-k:]])
-            best = self.best  # fillers: module docstring, "Large batches"
+            best = self.incumbent  # fillers: module docstring, "Large batches"
             lo, hi = search_box(self.dim, None if best is None else best[0], self.trust_region)
             for j in range(n_model - k):
                 x = gaussian_perturbations(centres[j % k], lo, hi, 1, rng)[0]
@@ -508,7 +539,8 @@ class Optimizer(InitialDesign, ABC):
             merit = self._merit[-len(Y):]
         self._metas.extend(resolved)
         if self.trust_region is not None:
-            self.trust_region.observe(merit, resolved)
+            own = [self.is_own(m) for m in resolved]
+            self.trust_region.observe(merit[own], [m for m in resolved if self.is_own(m)])
         self._on_tell(X, merit, resolved)
 
     def _told_constraints(self, constraints: Any, Y: np.ndarray) -> np.ndarray | None:

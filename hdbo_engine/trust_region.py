@@ -20,7 +20,9 @@ in brackets:
 
 * Below ``length_min`` [2^-7] the side returns to ``length_init`` [0.8] around the same
   incumbent and the global model is kept [#restart].
-* Initial-design points (meta ``init``) are not counted [#only-model-proposals-count].
+* Initial-design points (meta ``init``) are not counted [#only-model-proposals-count]; nor
+  are points another algorithm proposed on a shared history, which the owner does not pass
+  (``hdbo_engine.base``, "Points of other proposers") [#other-proposers].
 * The algorithms pass their own ``failure_tol`` (TuRBO: ``max(4, D)``) [#failure-tolerance].
 * ``skip_ties=True``: a value exactly equal to the best is neither a success nor a
   failure [#ties].

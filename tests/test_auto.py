@@ -99,6 +99,30 @@ def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
                                                      else {}]
 
 
+def test_a_member_searches_around_its_own_best_not_another_arms_better_point() -> None:
+    """A member models every point but centres its search on the best of the design and its
+    own proposals (``hdbo_engine.base``, "Points of other proposers"): after another arm's
+    far, better point, MS-UCB's next proposal lies in its trust region around its own
+    incumbent, outside the region it would have around that point."""
+    opt = Auto(10, seed=3, budget=200, noisy=False)
+    sphere = lambda x: float(np.sum((np.asarray(x) - 0.5) ** 2))  # noqa: E731
+    while True:
+        (p,) = opt.ask()
+        opt.tell(p.x, sphere(p.x))
+        if "algorithm" in p.meta:
+            break
+    before = opt.best
+    far = np.full(10, 0.95)
+    opt.tell(far, -1.0, {"algorithm": "bkb"})
+    (q,) = opt.arms["msucb"].ask(opt, 1, np.random.default_rng(0), None)
+    member = opt.members["msucb"]
+    assert opt.best[1] == -1.0 and member.best[1] == -1.0
+    assert member.incumbent[1] == before[1]
+    half = 0.5 * member.trust_region.length
+    assert np.all(np.abs(q.x - member.incumbent[0]) <= half + 1e-12)
+    assert np.any(np.abs(q.x - far) > half)
+
+
 def test_same_seed_same_run() -> None:
     a, b = Auto(D, seed=9, budget=30), Auto(D, seed=9, budget=30)
     _run(a, 30)

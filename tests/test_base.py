@@ -272,3 +272,32 @@ def test_recommend_warns_when_no_told_value_is_finite(algo):
         opt.tell(p.x, float("nan"), p.meta)
     with pytest.warns(RuntimeWarning, match="none of the 2 told values is finite"):
         assert opt.recommend() is None
+
+
+def test_points_of_another_algorithm_move_neither_the_incumbent_nor_the_trust_region() -> None:
+    """Module docstring, "Points of other proposers": another algorithm's point (its meta
+    names it) is told and modelled, but the incumbent is the best of the algorithm's own
+    points and its trust region counts only them (TuRBO's rule, worked by hand)."""
+    opt = get_algorithm("msucb")(3, seed=0)
+    own = [np.full(3, v) for v in (0.1, 0.2, 0.3, 0.4)]
+    foreign = np.full(3, 0.9)
+    # the first value improves on nothing (a failure), 4.0 and 3.0 are two successes
+    opt.tell(np.array(own[:3]), [5.0, 4.0, 3.0])
+    opt.tell(foreign, 1.0, {"algorithm": "bkb"})
+    opt.tell(own[3], 2.5)  # the third success on its own best 3.0: the side doubles
+    assert opt.n_told == 5 and opt.best[1] == 1.0
+    assert np.array_equal(opt.incumbent[0], own[3]) and opt.incumbent[1] == 2.5
+    tr = opt.trust_region
+    # counting the foreign 1.0 would give the doubling there and a failure at 2.5
+    assert (tr.length, tr.successes, tr.failures, tr.best) == (1.6, 0, 0, 2.5)
+    assert opt.own_rows().tolist() == [True, True, True, False, True]
+
+
+def test_alone_every_point_is_own_and_the_incumbent_is_the_best() -> None:
+    opt = get_algorithm("bkb")(2, seed=0)
+    opt.tell(np.array([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]]), [3.0, 1.0, 2.0],
+             [{"init": True}, {}, {"algorithm": "bkb"}])
+    assert np.array_equal(opt.incumbent[0], opt.best[0]) and opt.incumbent[1] == 1.0
+    only_foreign = get_algorithm("bkb")(2, seed=0)
+    only_foreign.tell(np.array([[0.4, 0.4]]), [7.0], {"algorithm": "cobbo"})
+    assert only_foreign.incumbent[1] == 7.0  # none of its own: the best of all

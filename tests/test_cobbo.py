@@ -736,3 +736,13 @@ def test_cobbo_stage_one_keeps_real_points_and_estimates_virtual_ones(cached: bo
             assert zb[row] == pytest.approx(float(rbf(q[None])[0]), rel=1e-8)
             assert extra[row] == pytest.approx(0.05 * min(1.0, (shift[i] / length) ** 2))
     assert extra.max() > 0
+
+
+def test_another_algorithms_better_point_does_not_become_the_pivot() -> None:
+    """On a shared history (``hdbo_engine.base``, "Points of other proposers") the pivot V_t
+    is the best of CobBO's own points: another's better point is modelled, not pivoted on."""
+    opt = get_algorithm("cobbo")(4, seed=0)
+    X = np.array([[0.2] * 4, [0.4] * 4, [0.6] * 4, [0.8] * 4])
+    opt.tell(X, [3.0, 2.0, 0.5, 1.0], [{}, {}, {"algorithm": "msucb"}, {}])
+    assert opt.pivot == 3 and opt.M == 1.0  # not row 2 (0.5), another's
+    assert opt.best[1] == 0.5

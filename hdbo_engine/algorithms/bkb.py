@@ -736,7 +736,7 @@ class BKB(Optimizer):
         Both stay inside the trust region when there is one (module docstring).
         """
         X, y = self.model_data()
-        best = self.best
+        best = self.incumbent
         lo, hi = search_box(self.dim, None if best is None else best[0], self.trust_region)
         cand = self._candidates(X, y, lo, hi, rng)
 
@@ -761,7 +761,9 @@ class BKB(Optimizer):
         probability min(1, 20 / D), at least one per candidate (TuRBO's candidates)."""
         c, D = self.n_candidates, self.dim
         if self.options.candidates == "perturb":
-            return perturbation_candidates(X[int(np.argmin(y))], lo, hi, c, rng)
+            rows = np.flatnonzero(self.own_rows() & np.isfinite(self.model_values))
+            rows = rows if len(rows) else np.arange(len(y))
+            return perturbation_candidates(X[rows[int(np.argmin(y[rows]))]], lo, hi, c, rng)
         n_sobol = 2 ** int(math.log2(c / 2)) if c >= 4 else 1
         n_local = c - n_sobol
         width = hi - lo

@@ -426,7 +426,8 @@ class CobBO(Optimizer):
     def _on_tell(self, X: np.ndarray, y: np.ndarray, metas: list[dict[str, Any]]) -> None:
         first = self.n_told - len(y)
         for k, (yk, meta) in enumerate(zip(y, metas, strict=True)):
-            self._update(first + k, float(yk), meta)
+            if self.is_own(meta):  # another's point moves neither pivot nor counts
+                self._update(first + k, float(yk), meta)
 
     def _update(self, i: int, y: float, meta: dict[str, Any]) -> None:
         """Alg. 2 lines 15-20, eq. (2) and the stopping rule for told point ``i``."""

@@ -696,17 +696,18 @@ class GOUCB(Optimizer):
     def _region(self) -> tuple[np.ndarray, np.ndarray]:
         """Where step 5 searches: the trust region around the incumbent, or the cube
         (:func:`search_box`)."""
-        best = self.best
+        best = self.incumbent
         return search_box(self.dim, None if best is None else best[0], self.trust_region)
 
     def _candidates(self, rng: np.random.Generator, lower: np.ndarray,
                     upper: np.ndarray) -> np.ndarray:
         """Step 5's starting points in [lower, upper] (module docstring)."""
         c = self.options.n_candidates
-        incumbent = self.best[0] if self.best is not None else rng.random(self.dim)
+        incumbent = self.incumbent
+        centre = incumbent[0] if incumbent is not None else rng.random(self.dim)
         if self.trust_region is not None:
-            return perturbation_candidates(incumbent, lower, upper, c, rng)
-        return incumbent_candidates(incumbent, lower, upper, c, rng)
+            return perturbation_candidates(centre, lower, upper, c, rng)
+        return incumbent_candidates(centre, lower, upper, c, rng)
 
     def _select(self, ball: _LowRankBall, w: Any, beta: float,
                 rng: np.random.Generator) -> tuple[np.ndarray, float]:

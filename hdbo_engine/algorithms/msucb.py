@@ -247,7 +247,7 @@ class MSUCB(Optimizer):
                               bare=told_without_meta(self.metas))
         state = self.chain.state(self.X, self.model_values)
         record = state is not None and not has_record(states, state["fp"])
-        incumbent = self.best[0]
+        incumbent = self.incumbent[0]
         told_values = gp.y_mean + gp.y_std * gp.z
         fantasy = list(self.pending)
         out = []

@@ -18,9 +18,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ...base import Optimizer, Proposal
+from ...base import PROPOSER, Optimizer, Proposal
 
-KEY = "algorithm"  # meta key naming the arm that proposed a point
+KEY = PROPOSER  # meta key naming the arm that proposed a point
 
 
 def outcomes(opt: Optimizer) -> dict[str, list[bool]]:
