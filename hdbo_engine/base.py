@@ -103,8 +103,9 @@ but neither :attr:`Optimizer.incumbent`, the point an algorithm searches around,
 trust region's counts: on one shared history each algorithm keeps its own region, as
 TuRBO-m's trust regions do (Eriksson et al., NeurIPS 2019, Sec. 2). Every other point
 (design, own proposals, points told without an ask) is the algorithm's own, so alone its
-:attr:`~Optimizer.incumbent` is :attr:`~Optimizer.best` (measurements:
-``docs/algorithms/auto.md#own-incumbents``).
+:attr:`~Optimizer.incumbent` is :attr:`~Optimizer.best`. Once constraints are in use every
+point is its own: each searches around the best feasible point anyone found, SCBO's rule
+(measurements: ``docs/algorithms/auto.md#own-incumbents``).
 """
 
 from __future__ import annotations
@@ -309,8 +310,9 @@ class Optimizer(InitialDesign, ABC):
 
     def is_own(self, meta: dict[str, Any]) -> bool:
         """Whether a told point with ``meta`` is this algorithm's own: its meta names no other
-        algorithm (module docstring, "Points of other proposers")."""
-        return meta.get(PROPOSER, self.name) == self.name
+        algorithm, or constraints are in use (module docstring, "Points of other
+        proposers")."""
+        return self._c is not None or meta.get(PROPOSER, self.name) == self.name
 
     def own_rows(self) -> np.ndarray:
         """Which told points are this algorithm's own (n,) bool (:meth:`is_own`)."""

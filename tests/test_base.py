@@ -301,3 +301,15 @@ def test_alone_every_point_is_own_and_the_incumbent_is_the_best() -> None:
     only_foreign = get_algorithm("bkb")(2, seed=0)
     only_foreign.tell(np.array([[0.4, 0.4]]), [7.0], {"algorithm": "cobbo"})
     assert only_foreign.incumbent[1] == 7.0  # none of its own: the best of all
+
+
+def test_under_constraints_every_point_is_own_and_the_incumbent_is_the_best_feasible() -> None:
+    """Module docstring, "Points of other proposers": once constraints are in use, another
+    algorithm's feasible point is the incumbent too (SCBO's rule: search around the best
+    feasible point anyone found)."""
+    opt = get_algorithm("msucb")(2, seed=0)
+    X = np.array([[0.1, 0.1], [0.5, 0.5], [0.9, 0.9]])
+    opt.tell(X, [1.0, 0.5, 2.0], [{}, {"algorithm": "bkb"}, {}],
+             constraints=[[-1.0], [-1.0], [1.0]])
+    assert opt.own_rows().tolist() == [True, True, True]
+    assert np.array_equal(opt.incumbent[0], X[1]) and opt.incumbent[1] == 0.5

@@ -11,8 +11,9 @@
   would its own: ``hdbo_engine.gp.run_end``), each with its constraints when there are any;
   Auto's replicate is left out. Its pending points are Auto's, the replicate left out.
   So every member models every point, but searches around its own incumbent, the best of
-  the design and its own proposals, with a trust region that counts its own proposals only
-  (``hdbo_engine.base``, "Points of other proposers") [auto.md#own-incumbents].
+  the design and its own proposals, with a trust region that counts its own proposals only;
+  under constraints, around the best feasible point anyone found (``hdbo_engine.base``,
+  "Points of other proposers") [auto.md#own-incumbents].
 * **Proposals**: a member's own ask (its proposal step, its acceptance), its metas with
   ``"algorithm"`` set to its name.
 """
