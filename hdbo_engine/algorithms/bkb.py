@@ -54,6 +54,9 @@ that gives the reason and the measurement is in brackets:
 * The chain's state is recorded in proposal metas for an exact, cheap rebuild
   [#randomness-and-rebuild].
 * A run of points told without a meta enters in steps of 10%, with one refit [#warm-start].
+* On a history shared with other algorithms (Auto's), their points enter the models but,
+  without constraints, move neither the incumbent nor the trust region's counts
+  (``hdbo_engine.base``) [auto.md#own-incumbents].
 """
 
 from __future__ import annotations
@@ -757,8 +760,10 @@ class BKB(Optimizer):
                     rng: np.random.Generator) -> np.ndarray:
         """``"sobol"``: scrambled Sobol points of the box [lo, hi] and perturbations of the 5
         best points (sd 0.1 of the box's side, about min(D, 20) coordinates), clipped into it.
-        ``"perturb"``: the incumbent with each coordinate redrawn uniformly in [lo, hi] with
-        probability min(1, 20 / D), at least one per candidate (TuRBO's candidates)."""
+        ``"perturb"``: the own told point of lowest finite model target (of every told point
+        when it has none; :meth:`~hdbo_engine.base.Optimizer.own_rows`), each coordinate redrawn
+        uniformly in [lo, hi] with probability min(1, 20 / D), at least one per candidate
+        (TuRBO's candidates)."""
         c, D = self.n_candidates, self.dim
         if self.options.candidates == "perturb":
             rows = np.flatnonzero(self.own_rows() & np.isfinite(self.model_values))
