@@ -17,8 +17,7 @@ COBYLA at most the best member, M: a member better), then the leader at each eva
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+from cell_args import parse_cell_args
 
 from hdbo_cli.report import SINGLE_ALGORITHMS, CellRun, load_results
 
@@ -36,16 +35,10 @@ def leader(runs: dict[str, CellRun], evaluation: int | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="an hdbo bench output folder")
-    parser.add_argument("--seeds", default="100-104", help="first-last seed")
-    parser.add_argument("--at", default="200,250,300,350", help="evaluations to compare at")
-    args = parser.parse_args()
-    first, last = (int(s) for s in args.seeds.split("-"))
-    seeds = range(first, last + 1)
-    evaluations = [int(e) for e in args.at.split(",")]
+    run, seeds, evaluations = parse_cell_args(__doc__.splitlines()[0], "200,250,300,350")
+    at = ",".join(map(str, evaluations))
     agree_total = dict.fromkeys(evaluations, 0)
-    for group in load_results(args.run):
+    for group in load_results(run):
         if not all(m in group.runs for m in (COBYLA, *SINGLE_ALGORITHMS)):
             continue
         words, agree = [], dict.fromkeys(evaluations, 0)
@@ -61,7 +54,7 @@ def main() -> None:
         counts = " / ".join(str(agree[e]) for e in evaluations)
         print(f"{group.name:40s} {' '.join(words)}   leader names the winner: {counts}")
     total = " / ".join(str(agree_total[e]) for e in evaluations)
-    print(f"{'all groups':40s} leader at {args.at} names the winner: {total}")
+    print(f"{'all groups':40s} leader at {at} names the winner: {total}")
 
 
 if __name__ == "__main__":

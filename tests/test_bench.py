@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import re
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -702,3 +704,33 @@ def test_checkpoint_medians_take_each_seed_that_reached_the_checkpoint() -> None
                           1: CellRun(4, np.array([5.0, 1, 1, 1]), np.array([[1, 7.0], [3, 6]]))}
     # the recommendation scored last before each checkpoint, not the noisy best so far
     assert checkpoint_medians(noisy, "auto", (1, 3)) == {1: 7.0, 3: 7.5}
+
+
+def test_member_leader_counts_where_the_early_leader_ends_best(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    scripts = Path(__file__).parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(scripts))  # the script imports its sibling cell_args
+    spec = importlib.util.spec_from_file_location("member_leader", scripts / "member_leader.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "out"
+    members = ["msucb", "cobbo", "goucb", "bkb"]
+    _write_suite(out, {"ackley": members, "levy": members})
+    for s in range(3):
+        # ackley: MS-UCB leads after 2 evaluations (BKB on seed 2), GO-UCB ends best
+        _write_cell(out, "ackley", "msucb", s, [5, 1, 1, 1])
+        _write_cell(out, "ackley", "goucb", s, [5, 3, 3, 0])
+        _write_cell(out, "ackley", "cobbo", s, [5, 4, 4, 4])
+        _write_cell(out, "ackley", "bkb", s, [5, 0.5, 0.5, 0.5] if s == 2 else [5, 4, 4, 4])
+        # levy: MS-UCB leads throughout
+        _write_cell(out, "levy", "msucb", s, [5, 1, 1, 0])
+        for m in ("cobbo", "goucb", "bkb"):
+            _write_cell(out, "levy", m, s, [5, 4, 4, 4])
+    monkeypatch.setattr(sys, "argv", ["member_leader.py", str(out), "--seeds", "0-2",
+                                      "--at", "2"])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert re.search(r"^ackley-D2-n4 .* msucb -> goucb .* ends best: 0$", lines[0])
+    assert re.search(r"^levy-D2-n4 .* msucb -> msucb .* ends best: 3$", lines[1])
+    assert lines[2].endswith("ends best on 1 of 2 groups; seeds whose leader at 2 ends best: "
+                             "3 of 6")
