@@ -90,7 +90,9 @@ def test_each_member_is_told_every_point_and_only_its_own_metas() -> None:
         for told, meta in zip(member.metas, [opt.metas[i] for i in kept], strict=True):
             if meta.get("algorithm") in (None, name):  # the design's points and its own
                 assert told == meta
-            else:  # another member's point: a meta naming that member alone
+            elif meta["algorithm"] == "cobyla":  # COBYLA's: a start shared like the design's
+                assert told == {"init": True}
+            else:  # another arm's point: a meta naming that arm alone
                 assert told == {"algorithm": meta["algorithm"]}
     (p,) = opt.ask()  # pending: its member keeps its meta, the others see a bare point
     for name in opt.members:
@@ -592,3 +594,24 @@ def test_noise_is_observed_when_any_finite_replicate_differs() -> None:
     assert opt.noise_observed() is True  # relative tolerance 1e-9: 1e-7 is a difference
     opt.tell([0.5, 0.5], 1.0, {"algorithm": "auto", "replicate": 0})
     assert opt.noise_observed() is True  # one replicate that differs is enough
+
+
+def test_members_start_from_cobylas_best_after_its_phase() -> None:
+    """COBYLA's points are a start the members share, like the design's: the best of them is
+    a member's incumbent, and they move none of its trust region's counts; another arm's
+    better point moves neither."""
+    opt = Auto(3, seed=0, members=("bkb", "cobbo"), noisy=False)
+    rng = np.random.default_rng(0)
+    told = [(9.0, {"init": True}), (8.0, {"init": True}),
+            (5.0, {"algorithm": "cobyla", "x0": 1}), (4.0, {"algorithm": "cobyla", "x0": 1}),
+            (6.0, {"algorithm": "cobyla", "x0": 1}),
+            (4.5, {"algorithm": "bkb"}),  # bkb's own: above COBYLA's 4.0, one failure
+            (1.0, {"algorithm": "cobbo"})]  # another member's: modelled, not bkb's start
+    X = rng.random((len(told), 3))
+    for x, (y, meta) in zip(X, told, strict=True):
+        opt.tell(x, y, meta)
+    bkb = opt.arms["bkb"].sync(opt)
+    assert bkb.best[1] == 1.0
+    assert bkb.incumbent[1] == 4.0 and np.array_equal(bkb.incumbent[0], X[3])
+    region = bkb.trust_region
+    assert (region.best, region.successes, region.failures) == (4.0, 0, 1)

@@ -37,9 +37,15 @@ def outcomes(opt: Optimizer) -> dict[str, list[bool]]:
 
 
 class Arm(ABC):
-    """One proposer of Auto's portfolio (module docstring)."""
+    """One proposer of Auto's portfolio (module docstring).
+
+    ``shared_start``: whether the members take this arm's told points as a start they share,
+    like the design's: the points move each member's incumbent but not its trust region's
+    counts (:mod:`.members`) [False].
+    """
 
     name: str
+    shared_start: bool = False
 
     def eligible(self, auto: Optimizer) -> bool:
         """Whether the arm takes part in the choice at this point of the history."""

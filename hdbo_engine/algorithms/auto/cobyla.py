@@ -13,8 +13,10 @@ radius of :data:`COBYLA_RHOBEG` [1/6 of the box] that shrinks to 1e-8 (both radi
 leaves to the user); its run ends there or after ``budget`` values. Its proposals carry
 ``{"algorithm": "cobyla", "x0": i}``, ``i`` the index of its start; the told values of its
 points are fed back in told order (a NaN or infinite value as the largest finite value fed
-so far). When its run ends, the other arms take their turns. A batch ask, or one while a
-COBYLA point is pending, goes to the choice. Alone (Auto's ``arms=("cobyla",)``, the part
+so far). When its run ends, the other arms take their turns; the members take its points
+as a start they share, like the design's (:attr:`CobylaArm.shared_start`, :mod:`.members`),
+so each searches on from COBYLA's best point. A batch ask, or one while a COBYLA point is
+pending, goes to the choice. Alone (Auto's ``arms=("cobyla",)``, the part
 ``hdbo bench`` runs as ``auto-cobyla``), COBYLA takes every unconstrained single ask,
 whatever the budget, and when a run ends the next starts from the incumbent; a restarted
 run's points carry ``"run": k``.
@@ -78,6 +80,7 @@ class CobylaArm(Arm):
     docstring); ``noisy`` is Auto's option."""
 
     name = COBYLA
+    shared_start = True  # the members search on from its points (module docstring)
 
     def __init__(self, noisy: bool | None, *, alone: bool = False) -> None:
         self.noisy = noisy

@@ -6,14 +6,16 @@
   member is built with Auto's ``seed``, ``budget`` and ``n_init``, so each agrees that the
   design is over.
 * **What a member is told** (:meth:`MemberArm.sync`), lazily, when it is next chosen: its own
-  proposals with their metas, the design's points with theirs, the other arms' points with a
-  meta naming their arm alone (proposed by an ask, so a member's model takes them in as it
-  would its own: ``hdbo_engine.gp.run_end``), each with its constraints when there are any;
-  Auto's replicate is left out. Its pending points are Auto's, the replicate left out.
-  So every member models every point, but searches around its own incumbent, the best of
-  the design and its own proposals, with a trust region that counts its own proposals only;
-  under constraints, around the best feasible point anyone found (``hdbo_engine.base``,
-  "Points of other proposers") [auto.md#own-incumbents].
+  proposals with their metas, the design's points with theirs, the points of an arm that is
+  a shared start (:attr:`.arm.Arm.shared_start`: COBYLA's phase) as design points
+  (``{"init": True}``), the other arms' points with a meta naming their arm alone (proposed
+  by an ask, so a member's model takes them in as it would its own:
+  ``hdbo_engine.gp.run_end``), each with its constraints when there are any; Auto's
+  replicate is left out. Its pending points are Auto's, the replicate left out. So every
+  member models every point, but searches around its own incumbent, the best of the design,
+  the shared start and its own proposals, with a trust region that counts its own proposals
+  only; under constraints, around the best feasible point anyone found
+  (``hdbo_engine.base``, "Points of other proposers") [auto.md#own-incumbents].
 * **Proposals**: a member's own ask (its proposal step, its acceptance), its metas with
   ``"algorithm"`` set to its name.
 """
@@ -57,8 +59,7 @@ class MemberArm(Arm):
         member, name = self.optimizer, self.name
         rows = np.flatnonzero([REPLICATE not in m for m in auto._metas])[member.n_told:]
         if len(rows):
-            metas = [m if m.get(KEY, name) == name else {KEY: m[KEY]}
-                     for m in (auto._metas[i] for i in rows)]
+            metas = [self._told_meta(auto, auto._metas[i]) for i in rows]
             C = None if auto._c is None else auto._c[rows]
             member.tell(auto._X[rows], auto._y[rows], metas, constraints=C)
         member.clear_pending()
@@ -66,6 +67,16 @@ class MemberArm(Arm):
             if REPLICATE not in p.meta:
                 member.add_pending(p.x, p.meta if p.meta.get(KEY, name) == name else {})
         return member
+
+    def _told_meta(self, auto: Optimizer, meta: dict) -> dict:
+        """The meta the member is told with a point of ``auto``'s history (module
+        docstring): its own or the design's as they are, a shared start's as a design
+        point's, another arm's naming that arm alone."""
+        proposer = meta.get(KEY, self.name)
+        if proposer == self.name:
+            return meta
+        arm = auto.arms.get(proposer)
+        return {"init": True} if arm is not None and arm.shared_start else {KEY: proposer}
 
     def ask(self, auto: Optimizer, n: int, rng: np.random.Generator,
             salt: int | None) -> list[Proposal]:
