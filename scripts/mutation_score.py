@@ -315,9 +315,9 @@ MUTANTS = (
                           and mentions(n, "restarts"), constant(False)),),
            AUTO_TESTS),
     Mutant("auto-others-told-as-own", "a member is told the others' points with their metas",
-           AUTO_MEMBERS, (Edit("MemberArm.sync", lambda n, _: isinstance(n, ast.IfExp)
+           AUTO_MEMBERS, (Edit("MemberArm._told_meta", lambda n, _: isinstance(n, ast.IfExp)
                                and isinstance(n.orelse, ast.Dict) and bool(n.orelse.keys),
-                               lambda n: n.body),),  # told points; pending ones get {}
+                               lambda n: ast.Name("meta", ast.Load())),),  # pending: {}
            AUTO_TESTS),
     Mutant("auto-cobyla-rhobeg", "COBYLA starts with a radius of 1/5 of the box, not 1/6",
            AUTO_COBYLA, (Edit("COBYLA_RHOBEG", value_of_assignment,
