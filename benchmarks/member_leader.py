@@ -45,7 +45,6 @@ def main() -> None:
                    for m in SINGLE_ALGORITHMS):
             continue
         runs: dict[str, dict[int, CellRun]] = {m: group.runs[m] for m in SINGLE_ALGORITHMS}
-
         medians = [lowest({m: statistics.median(value(runs, m, s, e) for s in seeds)
                            for m in SINGLE_ALGORITHMS}) for e in (*evaluations, None)]
         agree = dict.fromkeys(evaluations, 0)

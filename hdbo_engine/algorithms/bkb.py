@@ -54,9 +54,10 @@ that gives the reason and the measurement is in brackets:
 * The chain's state is recorded in proposal metas for an exact, cheap rebuild
   [#randomness-and-rebuild].
 * A run of points told without a meta enters in steps of 10%, with one refit [#warm-start].
-* On a history shared with other algorithms (Auto's), their points enter the models but,
-  without constraints, move neither the incumbent nor the trust region's counts
-  (``hdbo_engine.base``) [auto.md#own-incumbents].
+* On a history shared with other algorithms (Auto's), points whose meta names another
+  algorithm enter the models but, without constraints, move neither the incumbent nor the
+  trust region's counts (``hdbo_engine.base``; Auto tells its COBYLA phase's points as
+  design points, ``hdbo_engine.algorithms.auto.members``) [auto.md#own-incumbents].
 """
 
 from __future__ import annotations

@@ -59,8 +59,10 @@ that gives the reason and the measurement is in brackets:
 * The centre, the axis design and a line search replace uniform points [#initial-design].
 * Block draws and escapes are seeded from the history, so a rebuild is exact [#state-from-history].
 * ``ask(n > 1)`` and pending points: kriging believer in the current block [#parallel-proposals].
-* On a history shared with other algorithms (Auto's), their points enter the models but move
-  neither the pivot nor the counters (``hdbo_engine.base``) [auto.md#own-incumbents].
+* On a history shared with other algorithms (Auto's), points whose meta names another
+  algorithm enter the models but move neither the pivot nor the counters
+  (``hdbo_engine.base``; Auto tells its COBYLA phase's points as design points,
+  ``hdbo_engine.algorithms.auto.members``) [auto.md#own-incumbents].
 """
 
 from __future__ import annotations

@@ -53,9 +53,10 @@ that gives the reason and the measurement is in brackets:
   [#state-from-history-and-rebuild].
 * A refit due among points told without a meta happens once, at their run's end
   [#warm-start].
-* On a history shared with other algorithms (Auto's), their points enter the models but,
-  without constraints, move neither the incumbent nor the trust region's counts
-  (``hdbo_engine.base``) [auto.md#own-incumbents].
+* On a history shared with other algorithms (Auto's), points whose meta names another
+  algorithm enter the models but, without constraints, move neither the incumbent nor the
+  trust region's counts (``hdbo_engine.base``; Auto tells its COBYLA phase's points as
+  design points, ``hdbo_engine.algorithms.auto.members``) [auto.md#own-incumbents].
 * Known limitations: corner queries on misspecified problems; ``hd``'s Hopper [#limitations].
 """
 

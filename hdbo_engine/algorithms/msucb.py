@@ -50,9 +50,10 @@ that gives the reason and the measurement is in brackets:
   [#hyperparameters-and-rebuild].
 * A checkpoint due among points told without a meta moves to the end of their run
   [#warm-start].
-* On a history shared with other algorithms (Auto's), their points enter the models but,
-  without constraints, move neither the incumbent nor the trust region's counts
-  (``hdbo_engine.base``) [auto.md#own-incumbents].
+* On a history shared with other algorithms (Auto's), points whose meta names another
+  algorithm enter the models but, without constraints, move neither the incumbent nor the
+  trust region's counts (``hdbo_engine.base``; Auto tells its COBYLA phase's points as
+  design points, ``hdbo_engine.algorithms.auto.members``) [auto.md#own-incumbents].
 """
 
 from __future__ import annotations
