@@ -7,6 +7,11 @@ and a line search along its slopes (``docs/algorithms/initial-design.md``).
   order drawn from ``seed``, each probed at the best told point plus a step of
   ``AXIS_STEP`` [1/6 of the side] times a factor from U(0.75, 1.25) drawn once per coordinate
   and, when that is not an improvement, minus it [initial-design.md#the-axis-pass].
+* Batches: where several probes stepped from one base point (a batch, or asks with points
+  pending) and two or more coordinates improved on it, the next design point makes every
+  improving move at once (the best probe per coordinate; meta ``{"combined": i}``, ``i`` the
+  base's row), and probes asked with it step from it: one at a time, the base moves with
+  each improvement [initial-design.md#batches].
 * Line search (``line_search``, with the axis design): steps ``LINE_STEPS`` along minus the
   pass's finite-difference slopes from the best point, until a long step fails after one
   improved [initial-design.md#line-search-after-the-design].
@@ -38,6 +43,7 @@ AXIS_JITTER = 0.25  # a coordinate's step: AXIS_STEP times U(1 - AXIS_JITTER, 1 
 LINE_STEPS = (1 / 6, 1 / 3, 2 / 3, 1 / 12, 1 / 24)  # the line search's steps (side fractions)
 DEFAULT_HORIZON = 100  # the budget every algorithm assumes when none is given
 FLAT_COORDINATES = 10  # an axis pass whose first this many coordinates change nothing ends
+COMBINED = "combined"  # meta key of a batch's combined move: the index of its probes' base
 
 
 def design_size(design: str, uniform_size: int, dim: int, budget: int | None) -> int:
@@ -74,15 +80,58 @@ class InitialDesign:
         if self.options.init_centre and self.n_told == 0 and not self._pending:
             return np.full(self.dim, 0.5), {"init": True, "centre": True}
         use_axis = self.options.init_design == "axis" and not salted
-        probe = self._axis_probe() if use_axis else None
+        probe = (self._combined_move() or self._axis_probe()) if use_axis else None
         return probe if probe is not None else (rng.random(self.dim), {"init": True})
+
+    def _combined_move(self) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The point that makes every improving probe of the last told batch of axis probes
+        at once, or None [initial-design.md#batches]: the probes stepped from one base point,
+        and two or more coordinates improved on it; asked once, before the next probe."""
+        if any("axis" in p.meta or COMBINED in p.meta for p in self._pending):
+            return None
+        base, moves = self._last_probe_base()
+        if base is None or len(moves) < 2 or any(m.get(COMBINED) == base for m in self._metas):
+            return None
+        x = self._X[base].copy()
+        for j, value in moves.items():
+            x[j] = value
+        return x, {"init": True, COMBINED: base}
+
+    def _last_probe_base(self) -> tuple[int | None, dict[int, float]]:
+        """The told point the last told axis probe stepped from, and per coordinate the value
+        of the best probe from that point that improved on it."""
+        X, y, metas = self._X, self._y, self._metas
+        rows = [i for i, m in enumerate(metas) if "axis" in m]
+        if not rows:
+            return None, {}
+        order = self._axis_plan()[0]
+        last = rows[-1]
+        k = metas[last]["axis"][0]
+        j = int(order[k])
+        same = np.flatnonzero((np.delete(X[:last], j, axis=1) == np.delete(X[last], j)).all(axis=1)
+                              & (X[:last, j] != X[last, j]))
+        same = [b for b in same if metas[b].get("axis", [None])[0] != k]
+        if not same or not np.isfinite(y[same[-1]]):
+            return None, {}
+        base = int(same[-1])
+        best: dict[int, tuple[float, float]] = {}
+        for i in rows:
+            j = int(order[metas[i]["axis"][0]])
+            if (i > base and np.isfinite(y[i]) and y[i] < y[base] and X[i, j] != X[base, j]
+                    and np.array_equal(np.delete(X[i], j), np.delete(X[base], j))
+                    and (j not in best or y[i] < best[j][0])):
+                best[j] = (float(y[i]), float(X[i, j]))
+        return base, {j: v for j, (_, v) in best.items()}
 
     def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
         """The next point of the exploratory move along the axes
         [initial-design.md#the-axis-pass], or None when every coordinate has been probed or
         there is no base point yet."""
         best = self.best
-        if best is not None:
+        combined = [p.x for p in self._pending if COMBINED in p.meta]
+        if combined:
+            base = combined[-1]  # pending in this batch: the probes step from it
+        elif best is not None:
             base = best[0]
         elif self.options.init_centre and self._pending:
             base = np.full(self.dim, 0.5)  # the centre, pending in this batch

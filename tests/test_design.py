@@ -260,3 +260,49 @@ def test_a_uniform_design_or_a_short_one_is_not_cut():
     short = MSUCB(200, seed=0, budget=500, n_init=21)
     _run_design(short, flat, 21)
     assert short._design_length() == 21 and short._design_end() == 21
+
+
+def _separable(target: list[float]):
+    def f(x: np.ndarray) -> float:
+        return float(np.sum((x - np.asarray(target)) ** 2))
+    return f
+
+
+def test_a_batch_whose_probes_improve_two_coordinates_asks_their_combined_move_next():
+    """D = 4, unit steps of 1/6, coordinates in order. From the centre a batch of four probes
+    coordinates 0 and 1 on both sides; with the optimum at (0.8, 0.25, 0.5, 0.5) the plus
+    probe of coordinate 0 (value 0.0178 + 0.0625) and the minus probe of coordinate 1
+    (0.09 + 0.0069) improve on the centre (0.1525). The next ask's first point makes both
+    moves, (2/3, 1/3, 1/2, 1/2), and the probe after it steps from that point."""
+    opt = MSUCB(4, seed=0, n_init=12, budget=100)
+    opt._axis = (np.arange(4), np.ones(4))
+    f = _separable([0.8, 0.25, 0.5, 0.5])
+    (c,) = opt.ask()
+    opt.tell(c.x, f(c.x), c.meta)
+    batch = opt.ask(4)
+    assert [p.meta["axis"] for p in batch] == [[0, 1], [0, -1], [1, 1], [1, -1]]
+    for p in batch:
+        opt.tell(p.x, f(p.x), p.meta)
+    combined, probe = opt.ask(2)
+    np.testing.assert_allclose(combined.x, [2 / 3, 1 / 3, 0.5, 0.5], rtol=1e-12)
+    assert combined.meta == {"init": True, "combined": 0}
+    assert probe.meta["axis"] == [2, 1]
+    np.testing.assert_allclose(probe.x, [2 / 3, 1 / 3, 0.5 + 1 / 6, 0.5], rtol=1e-12)
+
+
+def test_one_improving_coordinate_or_single_asks_make_no_combined_move():
+    """A batch with one improving coordinate has nothing to combine; asked one at a time, the
+    pass moves its base with every improvement, so no two probes improve on one base."""
+    opt = MSUCB(4, seed=0, n_init=12, budget=100)
+    opt._axis = (np.arange(4), np.ones(4))
+    f = _separable([0.8, 0.5, 0.5, 0.5])
+    (c,) = opt.ask()
+    opt.tell(c.x, f(c.x), c.meta)
+    for p in opt.ask(4):
+        opt.tell(p.x, f(p.x), p.meta)
+    (p,) = opt.ask()
+    assert p.meta["axis"] == [2, 1]
+    single = MSUCB(4, seed=0, n_init=12, budget=100)
+    single._axis = (np.arange(4), np.ones(4))
+    metas = _run_design(single, _separable([0.8, 0.25, 0.9, 0.1]), 12)
+    assert all(m.get("init") for m in metas) and not any("combined" in m for m in metas)
