@@ -348,6 +348,16 @@ MUTANTS = (
            (Edit("InitialDesign._design_effects", lambda n, _: called(n, "bool")
                  and isinstance(n.args[0], ast.BoolOp), constant(True)),),
            COBYLA_TESTS),
+    Mutant("design-combined-move-not-followed",
+           "probes asked with a batch's combined move step from the best told point instead",
+           "hdbo_engine/design.py",
+           (Edit("InitialDesign._axis_probe", lambda n, parent: isinstance(n, ast.Subscript)
+                 and isinstance(n.slice, ast.UnaryOp) and isinstance(parent, ast.Assign)
+                 and isinstance(parent.targets[0], ast.Name),
+                 lambda n: ast.Subscript(ast.Attribute(ast.Name("self", ast.Load()), "best",
+                                                       ast.Load()), ast.Constant(0),
+                                         ast.Load())),),
+           ("tests/test_design.py",)),
 )
 
 

@@ -283,7 +283,10 @@ def test_a_batch_whose_probes_improve_two_coordinates_asks_their_combined_move_n
     assert [p.meta["axis"] for p in batch] == [[0, 1], [0, -1], [1, 1], [1, -1]]
     for p in batch:
         opt.tell(p.x, f(p.x), p.meta)
+    rebuilt = MSUCB.from_history(4, opt.X, opt.y, opt.metas, seed=0, n_init=12, budget=100)
+    rebuilt._axis = opt._axis
     combined, probe = opt.ask(2)
+    assert [p.meta for p in rebuilt.ask(2)] == [combined.meta, probe.meta]  # from the history
     np.testing.assert_allclose(combined.x, [2 / 3, 1 / 3, 0.5, 0.5], rtol=1e-12)
     assert combined.meta == {"init": True, "combined": 0}
     assert probe.meta["axis"] == [2, 1]
