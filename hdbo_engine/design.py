@@ -107,10 +107,8 @@ class InitialDesign:
         order = self._axis_plan()[0]
         last = rows[-1]
         k = metas[last]["axis"][0]
-        j = int(order[k])
-        same = np.flatnonzero((np.delete(X[:last], j, axis=1) == np.delete(X[last], j)).all(axis=1)
-                              & (X[:last, j] != X[last, j]))
-        same = [b for b in same if metas[b].get("axis", [None])[0] != k]
+        same = [b for b in self._stepped_from(last, int(order[k]))
+                if metas[b].get("axis", [None])[0] != k]
         if not same or not np.isfinite(y[same[-1]]):
             return None, {}
         base = int(same[-1])
@@ -122,6 +120,14 @@ class InitialDesign:
                     and (j not in best or y[i] < best[j][0])):
                 best[j] = (float(y[i]), float(X[i, j]))
         return base, {j: v for j, (_, v) in best.items()}
+
+    def _stepped_from(self, i: int, j: int) -> np.ndarray:
+        """The rows before ``i`` equal to row ``i`` (to 1e-12) in every coordinate but ``j`` and
+        different in ``j``: the told points the axis probe in row ``i`` may have stepped from."""
+        X = self._X
+        others = np.delete(X[:i], j, axis=1)
+        return np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
+                              & (X[:i, j] != X[i, j]))
 
     def _axis_probe(self) -> tuple[np.ndarray, dict[str, Any]] | None:
         """The next point of the exploratory move along the axes
@@ -219,9 +225,8 @@ class InitialDesign:
                     and 0 <= axis[0] < self.dim and np.isfinite(y[i])):
                 continue  # not an axis probe of this design (or a failed one)
             j = int(order[axis[0]])
-            others = np.delete(X[:i], j, axis=1)
-            same = np.flatnonzero((np.abs(others - np.delete(X[i], j)) <= 1e-12).all(axis=1)
-                                  & np.isfinite(y[:i]) & (X[:i, j] != X[i, j]))
+            same = self._stepped_from(i, j)
+            same = same[np.isfinite(y[same])]
             if not len(same):
                 continue
             b = int(same[-1])  # the point it stepped from
