@@ -11,10 +11,10 @@ how many points COBYLA and the members proposed. Usage:
 
 from __future__ import annotations
 
-import argparse
 from collections import deque
 
 import numpy as np
+from cell_args import problem_parser, seed_range
 
 from hdbo_cli.bench import make_bench_problem, make_runner
 
@@ -22,15 +22,8 @@ MEMBERS = ("msucb", "cobbo", "goucb", "bkb")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("problem")
-    parser.add_argument("dim", type=int)
-    parser.add_argument("budget", type=int)
-    parser.add_argument("--seeds", default="100-101", help="first-last seed")
-    parser.add_argument("--workers", type=int, default=2, help="points in flight")
-    args = parser.parse_args()
-    first, last = (int(s) for s in args.seeds.split("-"))
-    for seed in range(first, last + 1):
+    args = problem_parser(__doc__.splitlines()[0], "points in flight", 2).parse_args()
+    for seed in seed_range(args.seeds):
         problem = make_bench_problem(args.problem, args.dim, seed)
         auto = make_runner("auto", args.dim, args.budget, seed, 1).recommend.__self__
         flight, told = deque(), 0

@@ -28,11 +28,15 @@ How a study maps onto the engine
   Returned values are plain Python ``float``/``int``/the choice object, on
   the grid and inside ``[low, high]``, so Optuna always accepts them.
   Parameters outside the relative space (the first trials, conditional or
-  dynamic parameters) come from ``independent_sampler``; the default,
-  :class:`TrialSeededRandomSampler`, draws uniformly from a generator seeded
-  by (seed, trial number, parameter name), so workers sharing a seed draw
-  different first trials (Optuna's ``RandomSampler(seed)`` would give every
-  worker the same ones).
+  dynamic parameters) come from ``independent_sampler``. With the default,
+  the study's first trial (number 0) takes each parameter's centre, the point
+  the engine's design starts from (``init_centre``; the decoded cube centre:
+  the middle of a range, geometric for a log scale, the middle integer, a
+  categorical's first choice), and other trials draw from
+  :class:`TrialSeededRandomSampler`, uniform from a generator seeded by (seed,
+  trial number, parameter name), so workers sharing a seed draw different
+  first trials (Optuna's ``RandomSampler(seed)`` would give every worker the
+  same ones).
 * **History.** The engine minimises; ``maximize`` studies are negated.
   COMPLETE trials are told with their value (the engine's rule: a value of
   ``inf`` counts as a failed evaluation, imputed as the worst value seen and
@@ -86,8 +90,12 @@ Parallel and distributed use
 * The engine's state is a pure function of (algorithm arguments, seed, told
   history with metadata, pending points), so any process sharing the storage
   (SQLite, JournalFileStorage, any RDB URL) rebuilds the same optimizer and
-  continues the study exactly where it stood. Pass the same ``seed`` to every
-  worker for that; ``seed=None`` draws one per sampler.
+  continues the study exactly where it stood.
+* One engine seed per study: the proposal stored by the lowest-numbered trial
+  records the seed it was made with, and every later ask of any sampler on the
+  study uses that seed. So workers with different seeds (``seed=None`` draws
+  one per sampler) and the reseeding of ``n_jobs > 1`` follow one initial
+  design, whose axis order the seed draws, instead of each its own.
 * Processes take turns: a trial entering relative sampling first marks
   itself (system attr ``hdbo:asking``, a timestamp refreshed every
   ``pending_wait_s / 4`` seconds while the ask runs), then waits until every
@@ -132,7 +140,8 @@ Parallel and distributed use
   of the study's history (each algorithm's docstring and page, e.g.
   docs/algorithms/msucb.md, "Hyperparameters and rebuild").
 * ``reseed_rng`` (called by Optuna for ``n_jobs > 1``) reseeds the
-  independent sampler and draws a new engine seed.
+  independent sampler and draws a new engine seed for the studies this
+  sampler starts; a study under way keeps its seed.
 
 Multi-objective studies are rejected with ``ValueError``.
 """
@@ -176,7 +185,8 @@ __all__ = [  # and a ``<Class>Sampler`` per public registered algorithm (named_s
     "HDBOSampler", "named_samplers", "ATTR_PROPOSAL", "ATTR_ASKING", "TrialSeededRandomSampler",
 ]
 
-ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key}
+ATTR_PROPOSAL = "hdbo:proposal"  # {"x": cube point, "meta": engine meta, "space": space key,
+#                                    "seed": engine seed}
 ATTR_ASKING = "hdbo:asking"
 
 
@@ -367,6 +377,8 @@ class HDBOSampler(BaseSampler):
         self._seed = int(seed) if seed is not None else _fresh_seed()
         self._n_startup_trials = None if n_startup_trials is None else int(n_startup_trials)
         self._independent_sampler = independent_sampler or TrialSeededRandomSampler(self._seed)
+        self._default_independent = independent_sampler is None
+        self._centre_first: bool | None = None
         self._algorithm_kwargs = dict(algorithm_kwargs)
         self._algorithm_cls: type[Optimizer] | None = None
         self._lock = threading.RLock()
@@ -378,7 +390,8 @@ class HDBOSampler(BaseSampler):
     # ------------------------------------------------------------ plumbing
     @property
     def seed(self) -> int:
-        """The engine seed currently in use."""
+        """The engine seed of the studies this sampler starts (a study keeps the seed of its
+        first proposal: module docstring, "Parallel and distributed use")."""
         return self._seed
 
     @property
@@ -402,7 +415,6 @@ class HDBOSampler(BaseSampler):
         with self._lock:
             self._independent_sampler.reseed_rng()
             self._seed = _fresh_seed()
-            self._cache = None
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
         with self._lock:
@@ -429,8 +441,18 @@ class HDBOSampler(BaseSampler):
                            param_distribution: BaseDistribution) -> Any:
         _check_single_objective(study, self)
         with self._lock:
+            if trial.number == 0 and self._default_independent and self._starts_at_centre():
+                codec = _Codec({param_name: param_distribution})
+                return codec.decode(np.full(codec.space.n_columns, 0.5))[param_name]
             return self._independent_sampler.sample_independent(study, trial, param_name,
                                                                 param_distribution)
+
+    def _starts_at_centre(self) -> bool:
+        """Whether the engine's design starts at the centre of the cube (``init_centre``)."""
+        if self._centre_first is None:
+            self._centre_first = bool(self.algorithm_class(
+                1, seed=self._seed, **self._algorithm_kwargs).options.init_centre)
+        return self._centre_first
 
     # ---------------------------------------------------- relative sample
     def sample_relative(self, study: Study, trial: FrozenTrial,
@@ -466,8 +488,8 @@ class HDBOSampler(BaseSampler):
         store the proposal in the trial; returns the point to evaluate and the points the
         engine knew of (told and pending)."""
         self._wait_for_earlier_asks(study, trial)
-        history, pending, unknown = self._read_study(study, trial, codec)
-        optimizer = self._optimizer(codec, history)
+        history, pending, unknown, seed = self._read_study(study, trial, codec)
+        optimizer = self._optimizer(codec, history, seed)
         for x, meta in pending:
             optimizer.add_pending(x, meta)
         (proposal,) = optimizer.ask(salt=trial.number if unknown or pending else None)
@@ -479,7 +501,8 @@ class HDBOSampler(BaseSampler):
             fixed_x = codec.encode(values)
             x = x if fixed_x is None else fixed_x
         study._storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
-            "x": [float(v) for v in x], "meta": _jsonable(proposal.meta), "space": codec.key})
+            "x": [float(v) for v in x], "meta": _jsonable(proposal.meta), "space": codec.key,
+            "seed": seed})
         return x, [e.x for e in history] + [p for p, _ in pending]
 
     def _held_by_earlier_trial(self, study: Study, trial: FrozenTrial, codec: _Codec,
@@ -495,11 +518,16 @@ class HDBOSampler(BaseSampler):
         holding a proposal reads the study after ``x`` was stored, so it avoids ``x`` itself.
         """
         self._wait_for_earlier_asks(study, trial)
+        sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,
                                                           TrialState.COMPLETE,
                                                           TrialState.PRUNED)):
             if t.number < trial.number:
-                point = self._trial_point(t, codec)
+                if t.state == TrialState.RUNNING:
+                    point = self._trial_point(t, codec)
+                else:
+                    entry = self._finished_entry(study, t, codec, sign)
+                    point = None if entry is None else (entry.x, entry.meta)
                 if (point is not None and np.array_equal(point[0], x)
                         and not any(np.array_equal(point[0], k) for k in known)):
                     return True
@@ -525,22 +553,24 @@ class HDBOSampler(BaseSampler):
                 time.sleep(0.02)
 
     def _read_study(self, study: Study, trial: FrozenTrial, codec: _Codec
-                    ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool]:
-        """Told history (completion order), pending points, and whether a RUNNING
-        trial's point is unknown."""
+                    ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool, int]:
+        """Told history (completion order), pending points, whether a RUNNING trial's point
+        is unknown, and the study's engine seed: the one the lowest-numbered trial's stored
+        proposal records, else this sampler's."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         finished: list[tuple[Any, _Entry]] = []
         pending: list[tuple[np.ndarray, dict]] = []
         unknown = False
-        storage_id = id(study._storage)
+        seed: tuple[int, int] | None = None  # (trial number, seed)
         for t in study.get_trials(deepcopy=False):
             if t.number == trial.number:
                 continue
+            stored = t.system_attrs.get(ATTR_PROPOSAL)
+            if (isinstance(stored, dict) and is_int(stored.get("seed"))
+                    and (seed is None or t.number < seed[0])):
+                seed = (t.number, int(stored["seed"]))
             if t.state in (TrialState.COMPLETE, TrialState.PRUNED):
-                memo_key = (storage_id, t._trial_id, codec.key, sign)
-                if memo_key not in self._told_memo:
-                    self._told_memo[memo_key] = self._told_entry(t, codec, sign)
-                entry = self._told_memo[memo_key]
+                entry = self._finished_entry(study, t, codec, sign)
                 if entry is not None:
                     finished.append(((t.datetime_complete is None, t.datetime_complete,
                                       t.number), entry))
@@ -551,7 +581,16 @@ class HDBOSampler(BaseSampler):
                 else:
                     pending.append(point)
         finished.sort(key=lambda item: item[0])
-        return [entry for _, entry in finished], pending, unknown
+        return ([entry for _, entry in finished], pending, unknown,
+                self._seed if seed is None else seed[1])
+
+    def _finished_entry(self, study: Study, t: FrozenTrial, codec: _Codec, sign: float
+                        ) -> _Entry | None:
+        """:meth:`_told_entry` of a finished trial, computed once per trial and space."""
+        memo_key = (id(study._storage), t._trial_id, codec.key, sign)
+        if memo_key not in self._told_memo:
+            self._told_memo[memo_key] = self._told_entry(t, codec, sign)
+        return self._told_memo[memo_key]
 
     @staticmethod
     def _trial_point(t: FrozenTrial, codec: _Codec) -> tuple[np.ndarray, dict] | None:
@@ -580,19 +619,20 @@ class HDBOSampler(BaseSampler):
         values = tuple(float(constraints[k]) for k in sorted(constraints, key=_constraint_order))
         return _Entry(t.number, point[0], y, point[1], values or None)
 
-    def _optimizer(self, codec: _Codec, history: list[_Entry]) -> Optimizer:
-        """The cached engine optimizer told exactly ``history`` (extended or rebuilt)."""
+    def _optimizer(self, codec: _Codec, history: list[_Entry], seed: int) -> Optimizer:
+        """The cached engine optimizer with ``seed`` told exactly ``history`` (extended or
+        rebuilt)."""
         widths = sorted({len(e.constraints) for e in history if e.constraints is not None})
         if len(widths) > 1:
             raise ValueError(f"constraints: the number of constraints must be the same for "
                              f"all trials; the study's trials have {widths}")
         width = widths[0] if widths else None
-        key = (codec.key, self._seed, width)
+        key = (codec.key, seed, width)
         cache = self._cache
         if (cache is None or cache.key != key or len(cache.told) > len(history)
                 or not all(a.same_as(b) for a, b in zip(cache.told, history, strict=False))):
             design = {} if self._n_startup_trials is None else {"n_init": self._n_startup_trials}
-            optimizer = self.algorithm_class(codec.space, seed=self._seed, **design,
+            optimizer = self.algorithm_class(codec.space, seed=seed, **design,
                                              **self._algorithm_kwargs)
             cache = self._cache = _EngineCache(key, optimizer)
             if len(self._told_memo) > 100_000:

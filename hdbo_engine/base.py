@@ -58,9 +58,9 @@ cube when ``init_centre``, then ``init_design`` ``"uniform"`` (uniform draws) or
 (Hooke and Jeeves' axis pass, then a line search when ``line_search``); an axis design ends
 after the centre and its first ten coordinates' probes when all of them return one value.
 History told before
-the first ask (a warm start) replaces the centre. An ask with a ``salt`` (concurrent
-workers) draws its design points uniformly. Details and evidence:
-``docs/algorithms/initial-design.md``.
+the first ask (a warm start) replaces the centre. A ``salt`` changes only the random
+draws, so concurrent workers follow the same design, each taking the next point that is
+neither told nor pending. Details and evidence: ``docs/algorithms/initial-design.md``.
 
 Presets
 -------
@@ -365,7 +365,7 @@ class Optimizer(InitialDesign, ABC):
         out: list[Proposal] = []
         n_random = self._n_random(n)
         for _ in range(n_random):
-            out.append(self._accept(*self._design_point(rng, salted=salt is not None), rng))
+            out.append(self._accept(*self._design_point(rng), rng))
         n_model = n - n_random
         line = self._line_point() if n_model and salt is None else None
         if line is not None:

@@ -73,13 +73,11 @@ class InitialDesign:
     _c: np.ndarray | None
     _axis: tuple[np.ndarray, np.ndarray] | None
 
-    def _design_point(self, rng: np.random.Generator,
-                      salted: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
-        """The next initial-design point and its meta;
-        ``salted`` asks (concurrent workers) get uniform draws instead of axis probes."""
+    def _design_point(self, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
+        """The next initial-design point and its meta."""
         if self.options.init_centre and self.n_told == 0 and not self._pending:
             return np.full(self.dim, 0.5), {"init": True, "centre": True}
-        use_axis = self.options.init_design == "axis" and not salted
+        use_axis = self.options.init_design == "axis"
         probe = (self._combined_move() or self._axis_probe()) if use_axis else None
         return probe if probe is not None else (rng.random(self.dim), {"init": True})
 

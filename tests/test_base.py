@@ -147,9 +147,16 @@ def test_axis_design_batches_rebuilds_sizes_and_validation():
     batch = msucb(6, seed=0).ask(3)  # an untold probe counts as no improvement
     assert [p.meta.get("axis") for p in batch] == [None, [0, 1], [0, -1]]
     np.testing.assert_allclose(batch[1].x + batch[2].x, 2 * batch[0].x)
-    salted = msucb(6, seed=0)  # concurrent workers (a salt): uniform draws, never equal probes
+    salted = msucb(6, seed=0)  # concurrent workers (a salt): the same design, the next probe
     salted.tell(np.full(6, 0.5), 1.0)
-    assert "axis" not in salted.ask(salt=3)[0].meta and "axis" in salted.ask()[0].meta
+    plain = msucb(6, seed=0)
+    plain.tell(np.full(6, 0.5), 1.0)
+    (first,) = salted.ask(salt=3)
+    assert first.meta["axis"] == [0, 1]
+    np.testing.assert_array_equal(first.x, plain.ask()[0].x)
+    (second,) = salted.ask(salt=4)  # the first probe is pending: its minus step
+    assert second.meta["axis"] == [0, -1]
+    np.testing.assert_allclose(first.x + second.x, np.ones(6))
     opt = msucb(10, seed=1, budget=200)
     for _ in range(9):
         (p,) = opt.ask()

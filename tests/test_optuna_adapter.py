@@ -63,9 +63,8 @@ def test_bad_arguments_name_the_argument():
     with pytest.raises(TypeError, match="algorithm"):
         HDBOSampler(3)
     study = optuna.create_study(sampler=HDBOSampler("nope", seed=0))
-    study.optimize(quadratic, n_trials=1)  # first trial: independent sampler only
-    with pytest.raises(ValueError, match="algorithm"):
-        study.optimize(quadratic, n_trials=1)
+    with pytest.raises(ValueError, match="algorithm: unknown name 'nope'"):
+        study.optimize(quadratic, n_trials=1)  # the first trial asks where the design starts
 
 
 STEPPED = {
@@ -188,6 +187,68 @@ def test_same_seed_same_trials_and_reseed_changes_them():
     study.optimize(quadratic, n_trials=7)
     assert _params(study) != runs[0]
 
+
+
+def test_a_study_keeps_the_seed_of_its_first_proposal():
+    uninterrupted = optuna.create_study(sampler=msucb(seed=11, n_startup_trials=6))
+    uninterrupted.optimize(quadratic, n_trials=8)
+    sampler = msucb(seed=11, n_startup_trials=6)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(quadratic, n_trials=4)
+    sampler.reseed_rng()  # what Optuna does for every trial of n_jobs > 1
+    study.optimize(quadratic, n_trials=4)
+    assert _params(study) == _params(uninterrupted)
+    storage = optuna.storages.InMemoryStorage()  # two workers with other seeds take turns
+    first = optuna.create_study(study_name="s", storage=storage,
+                                sampler=msucb(seed=11, n_startup_trials=6))
+    second = optuna.load_study(study_name="s", storage=storage,
+                               sampler=msucb(seed=12, n_startup_trials=6))
+    first.optimize(quadratic, n_trials=2)  # trial 0 is the independent sampler's
+    for _ in range(3):
+        second.optimize(quadratic, n_trials=1)
+        first.optimize(quadratic, n_trials=1)
+    assert _params(first) == _params(uninterrupted)
+
+
+
+def test_the_first_trial_is_the_centre_the_design_starts_from():
+    def objective(trial: optuna.Trial) -> float:
+        trial.suggest_float("lin", -2.0, 6.0)
+        trial.suggest_float("log", 1e-4, 1.0, log=True)
+        trial.suggest_int("k", 1, 9)
+        trial.suggest_categorical("act", ["relu", "tanh", "gelu"])
+        return 0.0
+
+    study = optuna.create_study(sampler=msucb(seed=3))
+    study.optimize(objective, n_trials=2)
+    first = study.trials[0].params
+    assert first["lin"] == 2.0 and first["k"] == 5 and first["act"] == "relu"
+    assert math.isclose(first["log"], 1e-2)  # the geometric middle
+    assert study.trials[1].params != first
+    random_search = optuna.create_study(sampler=HDBOSampler("random", seed=3))
+    random_search.optimize(objective, n_trials=1)  # its design never starts at the centre
+    assert random_search.trials[0].params["lin"] != 2.0
+    own = optuna.create_study(sampler=msucb(
+        seed=3, independent_sampler=optuna.samplers.RandomSampler(seed=0)))
+    own.optimize(objective, n_trials=1)  # a sampler the user passes draws every first trial
+    assert own.trials[0].params["lin"] != 2.0
+
+def test_concurrent_trials_follow_the_axis_design():
+    space = {f"x{i}": FloatDistribution(-2.0, 2.0) for i in range(3)}
+    study = optuna.create_study(sampler=msucb(seed=5, n_startup_trials=7))
+    study.enqueue_trial({name: 0.0 for name in space})  # the centre, told first
+    centre = study.ask(fixed_distributions=space)
+    study.tell(centre, 1.0)
+    batch = [study.ask(fixed_distributions=space) for _ in range(4)]  # four workers at once
+    steps = np.array([[t.params[f"x{i}"] for i in range(3)] for t in batch])
+    assert [centre.params[f"x{i}"] for i in range(3)] == [0.0, 0.0, 0.0]
+    moved = np.abs(steps) > 0
+    assert (moved.sum(axis=1) == 1).all()  # each probe steps along one axis
+    axes = moved.argmax(axis=1)
+    assert axes[0] == axes[1] != axes[2] == axes[3]  # both signs of two coordinates
+    probes = steps[np.arange(4), axes]
+    np.testing.assert_allclose(probes[[0, 2]], -probes[[1, 3]])
+    assert ((np.abs(probes) >= 4 / 6 * 0.75) & (np.abs(probes) <= 4 / 6 * 1.25)).all()
 
 def _algorithms() -> list:
     out = []
