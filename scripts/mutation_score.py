@@ -358,6 +358,20 @@ MUTANTS = (
                                                        ast.Load()), ast.Constant(0),
                                          ast.Load())),),
            ("tests/test_design.py",)),
+    Mutant("optuna-first-trial-uniform",
+           "the study's first trial is the independent sampler's draw, not the centre",
+           "hdbo_adapters/optuna.py",
+           (Edit("HDBOSampler.sample_independent", lambda n, parent: isinstance(n, ast.Compare)
+                 and isinstance(n.left, ast.Attribute) and n.left.attr == "number",
+                 constant(False)),),
+           ("tests/test_optuna_adapter.py",)),
+    Mutant("optuna-study-seed-ignored",
+           "every ask uses its sampler's own seed, not the seed of the study's first proposal",
+           "hdbo_adapters/optuna.py",
+           (Edit("HDBOSampler._optimizer", lambda n, parent: isinstance(n, ast.Name)
+                 and n.id == "seed" and isinstance(parent, ast.keyword),
+                 lambda n: ast.Attribute(ast.Name("self", ast.Load()), "_seed", ast.Load())),),
+           ("tests/test_optuna_adapter.py",)),
 )
 
 
