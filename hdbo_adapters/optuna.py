@@ -32,7 +32,8 @@ How a study maps onto the engine
   the study's first trial (number 0) takes each parameter's centre, the point
   the engine's design starts from (``init_centre``; the decoded cube centre:
   the middle of a range, geometric for a log scale, the middle integer, a
-  categorical's first choice), and other trials draw from
+  categorical's first choice; stored with it as the engine's first design
+  point, so the engine is told it as its own centre), and other trials draw from
   :class:`TrialSeededRandomSampler`, uniform from a generator seeded by (seed,
   trial number, parameter name), so workers sharing a seed draw different
   first trials (Optuna's ``RandomSampler(seed)`` would give every worker the
@@ -426,6 +427,23 @@ class HDBOSampler(BaseSampler):
             self._independent_sampler.after_trial(study, trial, state, values)
             if self._constraints_func is not None:
                 _process_constraints_after_trial(self._constraints_func, study, trial, state)
+            if trial.number == 0 and ATTR_PROPOSAL not in trial.system_attrs:
+                self._store_centre(study, trial)
+
+    def _store_centre(self, study: Study, trial: FrozenTrial) -> None:
+        """Store the first trial, drawn at the centre, as the engine's first design point
+        (meta ``{"init": True, "centre": True}``), so that the engine is told it as its own
+        centre; no seed is recorded (module docstring, "Search space")."""
+        free = {n: d for n, d in trial.distributions.items() if not d.single()}
+        if not free or not (self._default_independent and self._starts_at_centre()):
+            return
+        codec = _Codec(free)
+        x = codec.space.snap(np.full(codec.space.n_columns, 0.5))[0]
+        if any(trial.params[n] != v for n, v in codec.decode(x).items()):
+            return  # values the user fixed or enqueued
+        study._storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
+            "x": [float(v) for v in x], "meta": {"init": True, "centre": True},
+            "space": codec.key})
 
     # ------------------------------------------------------- search space
     def infer_relative_search_space(self, study: Study,

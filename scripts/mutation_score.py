@@ -365,6 +365,13 @@ MUTANTS = (
                  and isinstance(n.left, ast.Attribute) and n.left.attr == "number",
                  constant(False)),),
            ("tests/test_optuna_adapter.py",)),
+    Mutant("optuna-centre-not-stored",
+           "the first trial, drawn at the centre, reaches the engine without the centre's meta",
+           "hdbo_adapters/optuna.py",
+           (Edit("HDBOSampler.after_trial", lambda n, parent: isinstance(n, ast.Compare)
+                 and isinstance(n.left, ast.Attribute) and n.left.attr == "number",
+                 constant(False)),),
+           ("tests/test_optuna_adapter.py",)),
     Mutant("optuna-study-seed-ignored",
            "every ask uses its sampler's own seed, not the seed of the study's first proposal",
            "hdbo_adapters/optuna.py",

@@ -14,6 +14,7 @@ from optuna.trial import TrialState
 from hdbo_adapters.optuna import (
     ATTR_ASKING,
     ATTR_PROPOSAL,
+    AutoSampler,
     BKBSampler,
     CobBOSampler,
     GOUCBSampler,
@@ -46,11 +47,12 @@ def test_named_samplers_are_thin_subclasses():
 
 
 def test_generic_sampler_runs_any_registered_algorithm():
-    for name in ("gpucb", "random"):
+    # the first trial is stored as the engine's centre where its design starts there
+    for name, stored in (("gpucb", 8), ("random", 7)):
         study = optuna.create_study(sampler=HDBOSampler(name, seed=0, n_startup_trials=3))
         study.optimize(quadratic, n_trials=8)
         assert len(study.trials) == 8
-        assert sum(ATTR_PROPOSAL in t.system_attrs for t in study.trials) == 7  # all but the first
+        assert sum(ATTR_PROPOSAL in t.system_attrs for t in study.trials) == stored
 
 
 def test_bad_arguments_name_the_argument():
@@ -264,7 +266,8 @@ def _algorithms() -> list:
 
 @pytest.mark.parametrize("name", _algorithms())
 def test_matches_the_native_engine_loop(name: str):
-    """Same seed, same continuous problem: the study's trials are the engine loop's points."""
+    """Same seed, same continuous problem: the study's trials are the engine loop's points,
+    from its first (the centre) on, with the engine's metas."""
     dim, seed, n_init = 4, 5, 4
     kwargs = FAST if name == "msucb" else {}
     space = {f"x{i}": FloatDistribution(-5.0, 5.0) for i in range(dim)}
@@ -278,15 +281,40 @@ def test_matches_the_native_engine_loop(name: str):
 
     engine = get_algorithm(name)(Space([Real(-5.0, 5.0)] * dim), seed=seed, n_init=n_init,
                                  budget=14, **kwargs)
-    first = [study.trials[0].params[n] for n in space]  # chosen by the independent sampler
-    engine.tell(engine.space.encode([first])[0], f(first))
-    for t in study.trials[1:]:
+    for t in study.trials:  # the first trial included: the engine's centre
         (proposal,) = engine.ask()
         values = engine.space.decode(proposal.x)[0]
         assert values == [t.params[n] for n in space]
         assert t.system_attrs[ATTR_PROPOSAL]["meta"] == _jsonable(proposal.meta)
         engine.tell(proposal.x, f(values))
 
+
+
+def test_auto_judges_noise_through_optuna_as_the_engine_does():
+    """A noisy objective: the study replicates the design's best point as the engine loop
+    does, the first trial (the centre) counted as a design point."""
+    dim, seed, n_init, budget = 3, 4, 12, 24
+    names = [f"x{i}" for i in range(dim)]
+
+    def noisy(values: list[float], count: list[int]) -> float:
+        count.append(1)
+        return float(sum(v * v for v in values) + 10.0 * math.sin(7.0 * len(count)))
+
+    count_study: list[int] = []
+    study = optuna.create_study(sampler=AutoSampler(seed=seed, n_startup_trials=n_init,
+                                                    budget=budget))
+    study.optimize(lambda t: noisy([t.suggest_float(n, -2.0, 2.0) for n in names], count_study),
+                   n_trials=budget)
+    engine = get_algorithm("auto")(Space([Real(-2.0, 2.0)] * dim), seed=seed, n_init=n_init,
+                                   budget=budget)
+    count_engine: list[int] = []
+    for t in study.trials:
+        (proposal,) = engine.ask()
+        values = engine.space.decode(proposal.x)[0]
+        assert values == [t.params[n] for n in names]
+        engine.tell(proposal.x, noisy(values, count_engine), proposal.meta)
+    replicates = [t for t in study.trials if "replicate" in t.system_attrs[ATTR_PROPOSAL]["meta"]]
+    assert len(replicates) == 1 and engine.noise_observed()
 
 def test_cache_is_extended_not_rebuilt_and_rebuild_gives_the_same_proposal():
     sampler = msucb(seed=2)
