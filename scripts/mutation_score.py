@@ -368,9 +368,9 @@ MUTANTS = (
     Mutant("optuna-centre-not-stored",
            "the first trial, drawn at the centre, reaches the engine without the centre's meta",
            "hdbo_adapters/optuna.py",
-           (Edit("HDBOSampler.after_trial", lambda n, parent: isinstance(n, ast.Compare)
-                 and isinstance(n.left, ast.Attribute) and n.left.attr == "number",
-                 constant(False)),),
+           (Edit("HDBOSampler._store_centre", lambda n, parent: isinstance(n, ast.Dict)
+                 and any(isinstance(k, ast.Constant) and k.value == "centre" for k in n.keys),
+                 lambda n: ast.Dict([], [])),),
            ("tests/test_optuna_adapter.py",)),
     Mutant("optuna-study-seed-ignored",
            "every ask uses its sampler's own seed, not the seed of the study's first proposal",
