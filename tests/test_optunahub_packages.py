@@ -99,8 +99,11 @@ def test_five_trials_of_a_3d_quadratic(name):
     assert np.all(np.abs(points) <= 1.0) and len(np.unique(points, axis=0)) == 5
     np.testing.assert_allclose([t.value for t in trials],
                                np.sum((points - OPTIMUM) ** 2, axis=1), rtol=1e-12)
-    # the first trial has no search space yet (independent sampler); the engine proposed the rest
-    assert [ATTR_PROPOSAL in t.system_attrs for t in trials] == [False] + [True] * 4
+    # the first trial, sampled before the search space is known, is the centre of the box,
+    # stored as the engine's first design point; the engine proposed the rest
+    assert [trials[0].params[f"x{i}"] for i in range(3)] == [0.0, 0.0, 0.0]
+    assert trials[0].system_attrs[ATTR_PROPOSAL]["meta"] == {"init": True, "centre": True}
+    assert all(ATTR_PROPOSAL in t.system_attrs for t in trials[1:])
 
 
 @pytest.mark.parametrize("name", PACKAGES)
