@@ -379,7 +379,6 @@ class HDBOSampler(BaseSampler):
         self._n_startup_trials = None if n_startup_trials is None else int(n_startup_trials)
         self._independent_sampler = independent_sampler or TrialSeededRandomSampler(self._seed)
         self._default_independent = independent_sampler is None
-        self._centre_first: bool | None = None
         self._algorithm_kwargs = dict(algorithm_kwargs)
         self._algorithm_cls: type[Optimizer] | None = None
         self._lock = threading.RLock()
@@ -466,11 +465,14 @@ class HDBOSampler(BaseSampler):
                                                                 param_distribution)
 
     def _starts_at_centre(self) -> bool:
-        """Whether the engine's design starts at the centre of the cube (``init_centre``)."""
-        if self._centre_first is None:
-            self._centre_first = bool(self.algorithm_class(
-                1, seed=self._seed, **self._algorithm_kwargs).options.init_centre)
-        return self._centre_first
+        """Whether the engine's design starts at the centre of the cube: ``init_centre`` as
+        given, else that of ``options`` or of the preset."""
+        kwargs = self._algorithm_kwargs
+        if "init_centre" in kwargs:
+            return bool(kwargs["init_centre"])
+        options = kwargs.get("options") or self.algorithm_class.preset_options(
+            kwargs.get("preset", "practical"))
+        return bool(options.init_centre)
 
     # ---------------------------------------------------- relative sample
     def sample_relative(self, study: Study, trial: FrozenTrial,

@@ -227,9 +227,10 @@ def test_the_first_trial_is_the_centre_the_design_starts_from():
     assert first["lin"] == 2.0 and first["k"] == 5 and first["act"] == "relu"
     assert math.isclose(first["log"], 1e-2)  # the geometric middle
     assert study.trials[1].params != first
-    random_search = optuna.create_study(sampler=HDBOSampler("random", seed=3))
-    random_search.optimize(objective, n_trials=1)  # its design never starts at the centre
-    assert random_search.trials[0].params["lin"] != 2.0
+    for no_centre in (HDBOSampler("random", seed=3), msucb(seed=3, preset="paper")):
+        other = optuna.create_study(sampler=no_centre)  # designs that never start there
+        other.optimize(objective, n_trials=1)
+        assert other.trials[0].params["lin"] != 2.0
     own = optuna.create_study(sampler=msucb(
         seed=3, independent_sampler=optuna.samplers.RandomSampler(seed=0)))
     own.optimize(objective, n_trials=1)  # a sampler the user passes draws every first trial
