@@ -92,11 +92,12 @@ Parallel and distributed use
   history with metadata, pending points), so any process sharing the storage
   (SQLite, JournalFileStorage, any RDB URL) rebuilds the same optimizer and
   continues the study exactly where it stood.
-* One engine seed per study: the proposal stored by the lowest-numbered trial
-  records the seed it was made with, and every later ask of any sampler on the
-  study uses that seed. So workers with different seeds (``seed=None`` draws
-  one per sampler) and the reseeding of ``n_jobs > 1`` follow one initial
-  design, whose axis order the seed draws, instead of each its own.
+* One engine seed per study: each proposal the engine makes is stored with
+  the seed it was made with, and every ask of any sampler on the study uses
+  the seed of the lowest-numbered trial that holds one. So workers with
+  different seeds (``seed=None`` draws one per sampler) and the reseeding of
+  ``n_jobs > 1`` follow one initial design, whose axis order the seed draws,
+  instead of each its own.
 * Processes take turns: a trial entering relative sampling first marks
   itself (system attr ``hdbo:asking``, a timestamp refreshed every
   ``pending_wait_s / 4`` seconds while the ask runs), then waits until every
@@ -575,8 +576,8 @@ class HDBOSampler(BaseSampler):
     def _read_study(self, study: Study, trial: FrozenTrial, codec: _Codec
                     ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool, int]:
         """Told history (completion order), pending points, whether a RUNNING trial's point
-        is unknown, and the study's engine seed: the one the lowest-numbered trial's stored
-        proposal records, else this sampler's."""
+        is unknown, and the study's engine seed: the one stored with the lowest-numbered
+        trial's proposal that records one, else this sampler's."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         finished: list[tuple[Any, _Entry]] = []
         pending: list[tuple[np.ndarray, dict]] = []
