@@ -132,7 +132,9 @@ Parallel and distributed use
   None, so that later trials wait for it again) and asks again. A
   lower-numbered trial not yet marked reads the study after that proposal
   was stored, so it avoids the point itself. No two trials keep one point
-  unless a mark went stale or the space has no unseen point left.
+  unless Auto asks for one again on purpose (the replicate that judges
+  noise, ``hdbo_engine.algorithms.auto.noise``), a mark went stale or the
+  space has no unseen point left.
 * The engine optimizer is cached between asks; new finished trials are told
   to it incrementally when the history extends what it has seen, and it is
   rebuilt from the history otherwise (changed search space, reordered
