@@ -38,6 +38,10 @@ How a study maps onto the engine
   trial number, parameter name), so workers sharing a seed draw different
   first trials (Optuna's ``RandomSampler(seed)`` would give every worker the
   same ones).
+* **Recommendation.** ``study.best_trial`` is Optuna's; under noise it is the
+  luckiest draw. :meth:`HDBOSampler.recommended_trial` returns the trial
+  whose point the engine recommends (``Optimizer.recommend``: for Auto under
+  noise, the told point of lowest posterior 0.9 quantile).
 * **History.** The engine minimises; ``maximize`` studies are negated.
   COMPLETE trials are told with their value (the engine's rule: a value of
   ``inf`` counts as a failed evaluation, imputed as the worst value seen and
@@ -447,6 +451,30 @@ class HDBOSampler(BaseSampler):
             "x": [float(v) for v in x], "meta": {"init": True, "centre": True},
             "space": codec.key})
 
+    def recommended_trial(self, study: Study) -> FrozenTrial | None:
+        """The finished trial whose point the engine recommends (``Optimizer.recommend``), or
+        None before any trial in the relative search space has a finite value.
+
+        ``study.best_trial`` is the best value told; under noise that is the luckiest draw.
+        Where the engine judges the objective noisy (Auto's replicate, or ``noisy=True``),
+        its recommendation is the told point of lowest posterior 0.9 quantile instead
+        (``docs/algorithms/auto.md``, "Recommendation"); otherwise it is the best trial
+        (the best feasible one under constraints).
+        """
+        _check_single_objective(study, self)
+        with self._lock:
+            free = {n: d for n, d in IntersectionSearchSpace().calculate(study).items()
+                    if not d.single()}
+            if not free:
+                return None
+            codec = _Codec(free)
+            history, _, _, seed = self._read_study(study, None, codec)
+            x = self._optimizer(codec, history, seed).recommend() if history else None
+            if x is None:
+                return None
+            number = next(e.number for e in history if np.array_equal(e.x, x))
+            return next(t for t in study.get_trials(deepcopy=False) if t.number == number)
+
     # ------------------------------------------------------- search space
     def infer_relative_search_space(self, study: Study,
                                     trial: FrozenTrial) -> dict[str, BaseDistribution]:
@@ -575,18 +603,18 @@ class HDBOSampler(BaseSampler):
             if waiting:
                 time.sleep(0.02)
 
-    def _read_study(self, study: Study, trial: FrozenTrial, codec: _Codec
+    def _read_study(self, study: Study, trial: FrozenTrial | None, codec: _Codec
                     ) -> tuple[list[_Entry], list[tuple[np.ndarray, dict]], bool, int]:
-        """Told history (completion order), pending points, whether a RUNNING trial's point
-        is unknown, and the study's engine seed: the one stored with the lowest-numbered
-        trial's proposal that records one, else this sampler's."""
+        """Told history (completion order), pending points (``trial`` left out), whether a
+        RUNNING trial's point is unknown, and the study's engine seed: the one stored with
+        the lowest-numbered trial's proposal that records one, else this sampler's."""
         sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
         finished: list[tuple[Any, _Entry]] = []
         pending: list[tuple[np.ndarray, dict]] = []
         unknown = False
         seed: tuple[int, int] | None = None  # (trial number, seed)
         for t in study.get_trials(deepcopy=False):
-            if t.number == trial.number:
+            if trial is not None and t.number == trial.number:
                 continue
             stored = t.system_attrs.get(ATTR_PROPOSAL)
             if (isinstance(stored, dict) and is_int(stored.get("seed"))

@@ -317,6 +317,35 @@ def test_auto_judges_noise_through_optuna_as_the_engine_does():
     replicates = [t for t in study.trials if "replicate" in t.system_attrs[ATTR_PROPOSAL]["meta"]]
     assert len(replicates) == 1 and engine.noise_observed()
 
+
+def test_the_recommended_trial_is_the_engines_recommendation():
+    """Under noise the engine's pick (lowest posterior quantile), not the luckiest draw; without
+    noise the best trial."""
+    dim, seed, budget = 3, 6, 40
+    names = [f"x{i}" for i in range(dim)]
+
+    def noisy(values: list[float], number: int) -> float:
+        draw = np.random.default_rng(number).normal(0.0, 2.0) - 20.0 * (number == 5)
+        return float(sum((v - 0.5) ** 2 for v in values) + draw)  # trial 5: a lucky draw
+
+    sampler = AutoSampler(seed=seed, budget=budget, noisy=True)
+    study = optuna.create_study(sampler=sampler)
+    assert sampler.recommended_trial(study) is None
+    study.optimize(lambda t: noisy([t.suggest_float(n, -2.0, 2.0) for n in names], t.number),
+                   n_trials=budget)
+    engine = get_algorithm("auto")(Space([Real(-2.0, 2.0)] * dim), seed=seed, budget=budget,
+                                   noisy=True)
+    for number in range(budget):
+        (proposal,) = engine.ask()
+        engine.tell(proposal.x, noisy(engine.space.decode(proposal.x)[0], number),
+                    proposal.meta)
+    picked = sampler.recommended_trial(study)
+    assert [picked.params[n] for n in names] == engine.space.decode(engine.recommend())[0]
+    assert study.best_trial.number == 5 and picked.number != 5
+    plain = optuna.create_study(sampler=msucb(seed=1))
+    plain.optimize(quadratic, n_trials=12)
+    assert plain.sampler.recommended_trial(plain).number == plain.best_trial.number
+
 def test_cache_is_extended_not_rebuilt_and_rebuild_gives_the_same_proposal():
     sampler = msucb(seed=2)
     study = optuna.create_study(sampler=sampler)
