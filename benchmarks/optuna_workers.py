@@ -2,14 +2,16 @@
 
 `hdbo bench` asks the engine directly; a user asks through the Optuna sampler, where the
 first trial is sampled before the search space is known and every trial asked while others
-run is a salted ask with those trials pending. This runs `AutoSampler` over a bench problem's unit
-cube (one `FloatDistribution(0, 1)` per coordinate) as a user would, asking ``--workers``
-trials (`study.ask`) before telling them, and prints the best value at evaluations 50, 100,
-200 and the budget, how many of the first 130 trials were axis probes, and the process's CPU
-seconds. ``--uniform-first`` passes the sampler its own `TrialSeededRandomSampler`, so the
-first trial is a uniform draw instead of the centre. ``--threads`` runs
-`study.optimize(n_jobs=workers)` instead, each evaluation 0.02 s longer so that the threads'
-trials overlap (asynchronous workers; best values in trial-number order). Usage:
+run is a salted ask with those trials pending. This runs `AutoSampler` over a bench
+problem's unit cube (one `FloatDistribution(0, 1)` per coordinate) as a user would, asking
+``--workers`` trials (`study.ask`) before telling them, and prints the best value at
+evaluations 50, 100, 200 and the budget, how many of the first 130 trials were axis probes,
+and the process's CPU seconds; on a noisy problem also the noise-free values of
+`study.best_trial` and of `sampler.recommended_trial(study)`. ``--uniform-first`` passes the
+sampler its own `TrialSeededRandomSampler`, so the first trial is a uniform draw instead of
+the centre. ``--threads`` runs `study.optimize(n_jobs=workers)` instead, each evaluation
+0.02 s longer so that the threads' trials overlap (asynchronous workers; best values in
+trial-number order). Usage:
 
     python benchmarks/optuna_workers.py shifted_levy 100 500 --seeds 100-102 --workers 8
 """
@@ -57,9 +59,17 @@ def run(problem_name: str, dim: int, budget: int, seed: int, workers: int,
     metas = [(t.system_attrs.get(ATTR_PROPOSAL) or {}).get("meta", {})
              for t in study.get_trials(deepcopy=False)[:130]]
     values = ", ".join(f"{k}: {v:.4g}" for k, v in trace.items())
+    cpu = time.process_time() - start
+    noise_free = ""
+    if problem.evaluate_true_unit is not None:  # a noisy problem: score the two picks
+        picks = {"best trial": study.best_trial, "recommended trial":
+                 study.sampler.recommended_trial(study)}
+        noise_free = "; noise-free value of the " + ", ".join(
+            f"{k} {problem.evaluate_true_unit(np.array([t.params[n] for n in names])):.4g}"
+            for k, t in picks.items())
     return (f"{problem_name} D={dim} seed {seed}, {workers} worker(s): best at {values}; "
             f"axis probes {sum('axis' in m for m in metas)} of the first 130; "
-            f"CPU {time.process_time() - start:.1f} s")
+            f"CPU {cpu:.1f} s{noise_free}")
 
 
 def main() -> None:
