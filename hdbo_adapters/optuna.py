@@ -262,6 +262,10 @@ class _Codec:
         text = json.dumps([[n, distribution_to_json(search_space[n])] for n in self.names])
         self.key = hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def centre(self) -> np.ndarray:
+        """The cube's centre as the space snaps it: the engine's first design point."""
+        return self.space.snap(np.full(self.space.n_columns, 0.5))[0]
+
     def decode(self, x: np.ndarray) -> dict[str, Any]:
         row = self.space.decode(np.asarray(x, dtype=float))[0]
         return {n: p.to_optuna(v) for n, p, v in zip(self.names, self.params, row, strict=True)}
@@ -444,7 +448,7 @@ class HDBOSampler(BaseSampler):
         if not free or not (self._default_independent and self._starts_at_centre()):
             return
         codec = _Codec(free)
-        x = codec.space.snap(np.full(codec.space.n_columns, 0.5))[0]
+        x = codec.centre()
         if any(trial.params[n] != v for n, v in codec.decode(x).items()):
             return  # values the user fixed or enqueued
         study._storage.set_trial_system_attr(trial._trial_id, ATTR_PROPOSAL, {
@@ -463,8 +467,7 @@ class HDBOSampler(BaseSampler):
         """
         _check_single_objective(study, self)
         with self._lock:
-            free = {n: d for n, d in IntersectionSearchSpace().calculate(study).items()
-                    if not d.single()}
+            free = self._relative_space(study)
             if not free:
                 return None
             codec = _Codec(free)
@@ -480,10 +483,13 @@ class HDBOSampler(BaseSampler):
                                     trial: FrozenTrial) -> dict[str, BaseDistribution]:
         _check_single_objective(study, self)
         with self._lock:
-            key = (id(study._storage), study._study_id)
-            finder = self._search_spaces.setdefault(key, IntersectionSearchSpace())
-            space = finder.calculate(study)
-        return {name: d for name, d in space.items() if not d.single()}
+            return self._relative_space(study)
+
+    def _relative_space(self, study: Study) -> dict[str, BaseDistribution]:
+        """The study's intersection search space without single-value distributions."""
+        key = (id(study._storage), study._study_id)
+        finder = self._search_spaces.setdefault(key, IntersectionSearchSpace())
+        return {name: d for name, d in finder.calculate(study).items() if not d.single()}
 
     def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
                            param_distribution: BaseDistribution) -> Any:
@@ -491,7 +497,7 @@ class HDBOSampler(BaseSampler):
         with self._lock:
             if trial.number == 0 and self._default_independent and self._starts_at_centre():
                 codec = _Codec({param_name: param_distribution})
-                return codec.decode(np.full(codec.space.n_columns, 0.5))[param_name]
+                return codec.decode(codec.centre())[param_name]
             return self._independent_sampler.sample_independent(study, trial, param_name,
                                                                 param_distribution)
 

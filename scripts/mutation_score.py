@@ -53,6 +53,8 @@ AUTO_MEMBERS = "hdbo_engine/algorithms/auto/members.py"
 AUTO_COBYLA = "hdbo_engine/algorithms/auto/cobyla.py"
 AUTO_TESTS = ("tests/test_auto.py", "tests/test_constraints.py")
 COBYLA_TESTS = ("tests/test_auto_cobyla.py", "tests/test_design.py")
+OPTUNA = "hdbo_adapters/optuna.py"
+OPTUNA_TESTS = ("tests/test_optuna_adapter.py",)
 
 # pick(expression, its parent node): whether the edit replaces this expression
 Pick = Callable[[ast.expr, ast.AST], bool]
@@ -360,33 +362,33 @@ MUTANTS = (
            ("tests/test_design.py",)),
     Mutant("optuna-first-trial-uniform",
            "the study's first trial is the independent sampler's draw, not the centre",
-           "hdbo_adapters/optuna.py",
+           OPTUNA,
            (Edit("HDBOSampler.sample_independent", lambda n, parent: isinstance(n, ast.Compare)
                  and isinstance(n.left, ast.Attribute) and n.left.attr == "number",
                  constant(False)),),
-           ("tests/test_optuna_adapter.py",)),
+           OPTUNA_TESTS),
     Mutant("optuna-centre-not-stored",
            "the first trial, drawn at the centre, reaches the engine without the centre's meta",
-           "hdbo_adapters/optuna.py",
+           OPTUNA,
            (Edit("HDBOSampler._store_centre", lambda n, parent: isinstance(n, ast.Dict)
                  and any(isinstance(k, ast.Constant) and k.value == "centre" for k in n.keys),
                  lambda n: ast.Dict([], [])),),
-           ("tests/test_optuna_adapter.py",)),
+           OPTUNA_TESTS),
     Mutant("optuna-recommended-trial-best-draw",
            "the recommended trial is the best told value, not the engine's recommendation",
-           "hdbo_adapters/optuna.py",
+           OPTUNA,
            (Edit("HDBOSampler.recommended_trial", lambda n, parent: isinstance(n, ast.Call)
                  and isinstance(n.func, ast.Attribute) and n.func.attr == "recommend",
                  lambda n: ast.Subscript(ast.Attribute(n.func.value, "best", ast.Load()),
                                          ast.Constant(0), ast.Load())),),
-           ("tests/test_optuna_adapter.py",)),
+           OPTUNA_TESTS),
     Mutant("optuna-study-seed-ignored",
            "every ask uses its sampler's own seed, not the seed of the study's first proposal",
-           "hdbo_adapters/optuna.py",
+           OPTUNA,
            (Edit("HDBOSampler._optimizer", lambda n, parent: isinstance(n, ast.Name)
                  and n.id == "seed" and isinstance(parent, ast.keyword),
                  lambda n: ast.Attribute(ast.Name("self", ast.Load()), "_seed", ast.Load())),),
-           ("tests/test_optuna_adapter.py",)),
+           OPTUNA_TESTS),
 )
 
 
