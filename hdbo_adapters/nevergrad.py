@@ -83,10 +83,12 @@ Ask/tell
   needs one of the same length (a ``ValueError`` naming ``constraint_violation`` otherwise,
   raised before Nevergrad records anything). A candidate that also breaks the
   parametrization's own cheap constraints is told with Nevergrad's penalised loss.
-* ``provide_recommendation`` / ``recommend``: the best told candidate from
-  Nevergrad's archive (``minimum`` for deterministic parametrizations,
-  ``pessimistic`` otherwise), the same rule as for Nevergrad's own
-  model-based optimizers.
+* ``provide_recommendation`` / ``recommend``: the engine's recommendation
+  (``Optimizer.recommend``) where it is not the engine's best told point, which is Auto's
+  pick under noise (the told point of lowest posterior 0.9 quantile, not the luckiest
+  draw); otherwise the best told candidate from Nevergrad's archive (``minimum`` for
+  deterministic parametrizations, ``pessimistic`` otherwise), the same rule as for
+  Nevergrad's own model-based optimizers.
 * ``n_init`` (initial design): None leaves it to the algorithm (its
   default, which may depend on the budget and dimension, e.g. the axis
   design's ``max(20, min(2 D + 1, budget // 4))`` for MS-UCB, or GO-UCB's
@@ -360,6 +362,16 @@ class HDBOOptimizer(ng_base.Optimizer):
         data = candidate.get_standardized_data(reference=self.parametrization)
         self.engine.tell(self.to_unit(data), self._engine_value(candidate, loss),
                          constraints=self._violation)
+
+    def _internal_provide_recommendation(self) -> np.ndarray | None:
+        """The engine's recommendation as standardized data where it is not the engine's best
+        told point; None otherwise, which leaves Nevergrad's own rule (module docstring)."""
+        if self._engine is None or self._engine.best is None:
+            return None
+        x = self._engine.recommend()
+        if x is None or np.array_equal(x, self._engine.best[0]):
+            return None
+        return self.from_unit(x)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"algorithm": self.algorithm}

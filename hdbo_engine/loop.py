@@ -63,7 +63,14 @@ def drive(
 class OptimizeResult:
     """Outcome of :func:`minimize` (field names follow scikit-optimize); ``constraints`` holds
     the constraint values (n, m) of every evaluation when :func:`minimize` had constraints,
-    and ``x``/``fun`` are then the best feasible point (:attr:`Optimizer.best`'s rule)."""
+    and ``x``/``fun`` are then the best feasible point (:attr:`Optimizer.best`'s rule).
+
+    ``x_recommended`` is the told point :meth:`Optimizer.recommend` returns at the end of the
+    run, decoded: ``x`` unless Auto judged the objective noisy, where it is the point of
+    lowest posterior 0.9 quantile rather than the luckiest draw. It is None in the results
+    passed to ``callback`` (Auto's pick fits a GP, up to a second at D = 100) and where no
+    value is finite.
+    """
 
     x: list[Any]
     fun: float
@@ -74,6 +81,7 @@ class OptimizeResult:
     algorithm: str
     space: Space
     constraints: np.ndarray | None = None
+    x_recommended: list[Any] | None = None
 
     @property
     def n_evals(self) -> int:
@@ -103,7 +111,8 @@ def minimize(
     ``constraints`` (optional) receives the same list of values and returns a sequence of
     floats, feasible iff every one is ``<= 0`` (NaN counts as violated); they are told with
     each value (:mod:`hdbo_engine.base`, "Constraints"), and the result's ``x`` and ``fun``
-    are then the best feasible point, or before any the least violating one.
+    are then the best feasible point, or before any the least violating one. With a noisy
+    objective deploy the result's ``x_recommended``, not ``x`` (:class:`OptimizeResult`).
     """
     from tqdm.auto import tqdm
 
@@ -141,7 +150,10 @@ def minimize(
     with tqdm(total=budget, disable=not progress, desc=cls.name) as bar:
         drive(ask, lambda proposal, x, y: opt.tell(x, y, constraints=told.get("constraints")),
               evaluate, budget, on_step)
-    return _result(opt, times)
+    result = _result(opt, times)
+    if opt.best is not None:
+        result.x_recommended = opt.space.decode(opt.recommend())[0]
+    return result
 
 
 def _result(opt: Optimizer, times: list[float]) -> OptimizeResult:

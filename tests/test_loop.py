@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from hdbo_engine import Categorical, Integer, Real, Space, minimize
+from hdbo_engine import Categorical, Integer, Real, Space, get_algorithm, minimize
 from hdbo_engine.loop import Step, drive
 
 
@@ -122,3 +122,35 @@ def test_minimize_returns_the_best_point_and_refuses_a_constraints_that_is_not_c
     assert res.constraints is None
     with pytest.raises(TypeError, match="constraints: expected a callable or None"):
         minimize(lambda v: 0.0, space, algorithm="random", budget=3, constraints=[1.0])
+
+
+def _noisy_sphere(budget: int) -> tuple[object, np.ndarray]:
+    """A sphere around 0.3 plus the i-th of ``budget`` fixed N(0, 0.3^2) draws at call i."""
+    noise = np.random.default_rng(1).normal(0.0, 0.3, budget)
+    calls = iter(range(budget))
+
+    def f(x: list[float]) -> float:
+        return float(np.sum((np.round(np.asarray(x), 12) - 0.3) ** 2) + noise[next(calls)])
+    return f, noise
+
+
+def test_minimize_result_recommends_autos_pick_under_noise_and_x_is_the_luckiest_draw():
+    f, noise = _noisy_sphere(30)
+    seen: list[object] = []
+    res = minimize(f, 3, "auto", budget=30, seed=8, noisy=True, progress=False,
+                   callback=lambda r: seen.append(r.x_recommended))
+    native = get_algorithm("auto")(3, seed=8, budget=30, noisy=True)
+    for i in range(30):
+        (p,) = native.ask(1)
+        native.tell(p.x, float(np.sum((np.round(p.x, 12) - 0.3) ** 2) + noise[i]))
+    np.testing.assert_array_equal(res.X_unit, native.X)
+    assert res.x == list(native.X[int(np.argmin(native.y))])
+    assert res.x_recommended == list(native.recommend())
+    assert res.x_recommended != res.x  # the case this test is about
+    assert seen == [None] * 30  # not computed for the callback's results
+
+
+def test_minimize_result_recommends_x_without_noise():
+    res = minimize(lambda x: float(np.sum((np.asarray(x) - 0.3) ** 2)), 3, "msucb", budget=12,
+                   seed=0, progress=False)
+    assert res.x_recommended == res.x

@@ -290,3 +290,31 @@ def test_minimize_with_constraints_calls_them_per_point_and_returns_feasible():
     named = adapter.msucb_minimize(_sphere, [(-1.0, 1.0)] * 3, n_calls=8, random_state=0,
                                    constraints=plane)
     assert named.constraints.shape == (8, 1) and named.specs["args"]["constraints"] is plane
+
+
+def test_minimize_result_and_recommend_give_autos_pick_under_noise():
+    """With a noisy objective ``x`` is the luckiest draw and ``x_recommended`` the point the
+    engine recommends, which the native loop with the same seed and values gives."""
+    noise = np.random.default_rng(1).normal(0.0, 0.3, 30)
+    calls = iter(range(30))
+
+    def f(x: list[float]) -> float:
+        return float(np.sum((np.round(np.asarray(x), 12) - 0.3) ** 2) + noise[next(calls)])
+
+    res = adapter.auto_minimize(f, [(0.0, 1.0)] * 3, n_calls=30, random_state=8, noisy=True)
+    native = get_algorithm("auto")(3, seed=8, budget=30, noisy=True)
+    for i in range(30):
+        (p,) = native.ask(1)
+        native.tell(p.x, float(np.sum((np.round(p.x, 12) - 0.3) ** 2) + noise[i]))
+    np.testing.assert_allclose(res.x_iters, native.X, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.x_recommended, native.recommend(), rtol=0, atol=1e-12)
+    assert res.x_recommended in res.x_iters
+    assert res.x_recommended != res.x  # the case this test is about
+
+
+def test_recommend_is_none_before_a_finite_value_and_x_without_noise():
+    opt = adapter.MSUCBOptimizer([(0.0, 1.0)] * 2, random_state=0)
+    assert opt.recommend() is None
+    for _ in range(6):
+        res = opt.tell(x := opt.ask(), _sphere(x))
+    assert opt.recommend() == res.x
