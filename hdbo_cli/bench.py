@@ -324,8 +324,6 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
 # constraints=None), constraints the point's values c (m,) on a constrained problem;
 # recommend() -> the method's answer so far (a unit-cube point), or None before any tell.
 
-AskTell = tuple[Callable[[], tuple[np.ndarray, Any]], Callable[[Any, np.ndarray, float], None]]
-
 
 class Runner(NamedTuple):
     """A method's ask, tell and recommend (see the comment above); ``ask_batch(n)`` asks for
@@ -532,12 +530,6 @@ def make_runner(method: str, dim: int, budget: int, seed: int, workers: int = 1)
     if method == "botorch":
         return _botorch(dim, budget, seed)
     raise ValueError(f"method: unknown name {method!r}; expected one of {list(methods())}")
-
-
-def make_method(method: str, dim: int, budget: int, seed: int) -> AskTell:
-    """The (ask, tell) pair of ``method`` for a ``dim``-dimensional unit-cube problem."""
-    runner = make_runner(method, dim, budget, seed)
-    return runner.ask, runner.tell
 
 
 # ---------------------------------------------------------------- running

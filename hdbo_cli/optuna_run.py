@@ -65,7 +65,7 @@ from tqdm.auto import tqdm
 
 from hdbo_engine.util import is_int
 
-from .runs import write_run
+from .runs import minimum_text, write_run
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 # ``scheme://user:PASSWORD@``: the password runs to the last "@" before any query string, so
@@ -258,6 +258,6 @@ def run_optuna(args: argparse.Namespace) -> int:
     }
     write_run(result, out)
     print(f"{args.algo} on {args.problem}-{args.dim}D via optuna ({args.workers} workers, "
-          f"study {study_name!r}): {len(values)} complete trials, best {result['best']} "
-          f"(f_min {prob.f_min:.6g}) -> {out}")
+          f"study {study_name!r}): {len(values)} complete trials, best {result['best']}"
+          f"{minimum_text(prob.f_min)} -> {out}")
     return 0

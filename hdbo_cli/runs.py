@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from hdbo_cli.problems import make_problem
 from hdbo_engine.loop import Step, drive
 
-from .bench import make_method
+from .bench import make_runner
 
 
 def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
@@ -37,10 +37,12 @@ def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
     small, and on a busy machine more threads only spin.
     Returns the run's description, its ``values`` and ``ask_times`` (wall
     seconds per ask), ``best``, ``f_min``, ``total_time`` (wall) and
-    ``cpu_time`` (CPU seconds of this process, objective included).
+    ``cpu_time`` (CPU seconds of this process, objective included); for a noisy
+    problem also ``recommended_true_value``, the noise-free value of the point the method
+    recommends at the end (``best`` is then its luckiest draw), as ``hdbo bench`` scores it.
     """
     prob = make_problem(problem, dim, seed)
-    ask, tell = make_method(method, dim, budget, seed)
+    runner = make_runner(method, dim, budget, seed)
     values: list[float] = []
     ask_times: list[float] = []
 
@@ -52,14 +54,20 @@ def run_method(method: str, problem: str, dim: int, budget: int, seed: int,
         return False
 
     start, cpu_start = time.perf_counter(), time.process_time()
-    with threadpool_limits(1):  # after make_method: the method's BLAS libraries are loaded
-        drive(ask, tell, lambda x: float(prob.evaluate_unit(x)[0]), budget, on_step)
-    return {
+    with threadpool_limits(1):  # after make_runner: the method's BLAS libraries are loaded
+        drive(runner.ask, runner.tell, lambda x: float(prob.evaluate_unit(x)[0]), budget,
+              on_step)
+    result = {
         "algo": method, "problem": problem, "dim": dim, "budget": budget, "seed": seed,
         "values": values, "ask_times": ask_times, "f_min": prob.f_min,
         "best": float(np.min(values)), "total_time": time.perf_counter() - start,
         "cpu_time": time.process_time() - cpu_start,
     }
+    if prob.noisy:
+        x = runner.recommend()
+        result["recommended_true_value"] = (None if x is None else
+                                            float(prob.noise_free_unit(np.asarray(x))[0]))
+    return result
 
 
 def write_run(result: dict[str, Any], out: Path, plot: bool = True) -> None:
@@ -84,21 +92,30 @@ def write_run(result: dict[str, Any], out: Path, plot: bool = True) -> None:
                         out / "convergence.png")
 
 
-def value_axis(curves: list[np.ndarray], f_min: float) -> tuple[
+def minimum_text(f_min: float | None) -> str:
+    """`` (f_min <value>)`` for a run's one-line summary; empty where the minimum is unknown
+    (the tasks)."""
+    return "" if f_min is None else f" (f_min {f_min:.6g})"
+
+
+def value_axis(curves: list[np.ndarray], f_min: float | None) -> tuple[
         Callable[[np.ndarray], np.ndarray], str, str]:
     """How best-so-far curves are drawn: (transform, y label, y scale).
 
     The regret ``value - f_min`` on a log axis when it stays positive and spans
-    more than two decades; otherwise the value itself on a linear axis, where
-    flat and slowly falling curves stay readable.
+    more than two decades; otherwise, and where the minimum is unknown (``f_min`` None: the
+    tasks), the value itself on a linear axis, where flat and slowly falling curves stay
+    readable.
     """
+    if f_min is None:
+        return (lambda y: y), "best value so far", "linear"
     regret = np.concatenate([np.ravel(c) for c in curves]) - f_min
     if regret.min() > 0 and regret.max() / regret.min() > 100:
         return (lambda y: y - f_min), "best value so far − f_min", "log"
     return (lambda y: y), "best value so far", "linear"
 
 
-def plot_comparison(values: dict[str, list[np.ndarray]], f_min: float, title: str,
+def plot_comparison(values: dict[str, list[np.ndarray]], f_min: float | None, title: str,
                     path: Path) -> Path | None:
     """One figure: per method, the median (line) and interquartile range (band) over its
     runs of the best value so far against the evaluation number. ``values`` maps a
@@ -124,7 +141,8 @@ def plot_comparison(values: dict[str, list[np.ndarray]], f_min: float, title: st
         if len(c) > 1:
             ax.fill_between(x, q1, q3, color=line.get_color(), alpha=0.2)
     ax.set(yscale=yscale, xlabel="evaluation", ylabel=ylabel,
-           title=f"{title} (minimisation, f_min = {f_min:.4g})")
+           title=f"{title} (minimisation"
+                 + ("" if f_min is None else f", f_min = {f_min:.4g}") + ")")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

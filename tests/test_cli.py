@@ -133,3 +133,39 @@ def test_demo_prints_the_readme_table() -> None:
     printed = [line.split("]")[0].split() for line in done.stdout.splitlines()
                if line.split()[:1] in (["auto"], ["optuna-tpe"], ["optuna-gp"], ["random"])]
     assert printed == expected
+
+
+def test_run_on_a_task_of_unknown_minimum_writes_its_files(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "--algo", "random", "--problem", "lunar_lander", "--dim", "12",
+                 "--budget", "3", "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "summary.json").read_text())["f_min"] is None
+    assert (out / "convergence.png").stat().st_size > 0
+    assert "f_min" not in capsys.readouterr().out
+    out = tmp_path / "optuna"
+    assert main(["run", "--frontend", "optuna", "--algo", "random", "--problem", "swimmer",
+                 "--dim", "16", "--budget", "3", "--out", str(out)]) == 0
+    assert (out / "convergence.png").stat().st_size > 0
+
+
+def test_run_on_a_noisy_problem_scores_the_recommended_point_without_noise(tmp_path, capsys):
+    """``best`` is the luckiest noisy draw; the run also reports the noise-free value of the
+    point Auto recommends, computed here by the engine loop with the same seed."""
+    import numpy as np
+
+    from hdbo_cli.problems import make_problem
+    from hdbo_engine import get_algorithm
+
+    out = tmp_path / "run"
+    assert main(["run", "--problem", "noisy_lunar_lander", "--dim", "12", "--budget", "40",
+                 "--seed", "3", "--out", str(out), "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    problem = make_problem("noisy_lunar_lander", 12, 3)
+    opt = get_algorithm("auto")(12, seed=3, budget=40)
+    for _ in range(40):
+        (p,) = opt.ask()
+        opt.tell(p.x, float(problem.evaluate_unit(p.x)[0]))
+    expected = float(problem.noise_free_unit(opt.recommend())[0])
+    assert summary["recommended_true_value"] == pytest.approx(expected, rel=1e-12)
+    assert summary["best"] == pytest.approx(float(np.min(opt.y)), rel=1e-12)
+    assert f"noise-free value {expected:.6g}" in capsys.readouterr().out
