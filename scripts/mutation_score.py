@@ -202,6 +202,19 @@ def best_known_value(node: ast.expr) -> ast.expr:
     return replaced(node, orelse=ast.Call(ast.Name("min", ast.Load()), [values], []))
 
 
+def _recommend_call(node: ast.expr, parent: ast.AST) -> bool:
+    """A call of some object's ``recommend()``."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "recommend")
+
+
+def _best_point(node: ast.expr) -> ast.expr:
+    """``<the object whose recommend() was called>.best[0]``: its best told point."""
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    return ast.Subscript(ast.Attribute(node.func.value, "best", ast.Load()), ast.Constant(0),
+                         ast.Load())
+
+
 MUTANTS = (
     Mutant("msucb-ucb-sign", "MS-UCB maximises -mu + sqrt(beta) sigma",
            "hdbo_engine/algorithms/msucb.py",
@@ -377,10 +390,7 @@ MUTANTS = (
     Mutant("optuna-recommended-trial-best-draw",
            "the recommended trial is the best told value, not the engine's recommendation",
            OPTUNA,
-           (Edit("HDBOSampler.recommended_trial", lambda n, parent: isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Attribute) and n.func.attr == "recommend",
-                 lambda n: ast.Subscript(ast.Attribute(n.func.value, "best", ast.Load()),
-                                         ast.Constant(0), ast.Load())),),
+           (Edit("HDBOSampler.recommended_trial", _recommend_call, _best_point),),
            OPTUNA_TESTS),
     Mutant("optuna-study-seed-ignored",
            "every ask uses its sampler's own seed, not the seed of the study's first proposal",
@@ -389,6 +399,22 @@ MUTANTS = (
                  and n.id == "seed" and isinstance(parent, ast.keyword),
                  lambda n: ast.Attribute(ast.Name("self", ast.Load()), "_seed", ast.Load())),),
            OPTUNA_TESTS),
+    Mutant("minimize-recommends-best-draw",
+           "minimize's x_recommended is the best told point, not the engine's recommendation",
+           "hdbo_engine/loop.py",
+           (Edit("minimize", _recommend_call, _best_point),),
+           ("tests/test_loop.py",)),
+    Mutant("skopt-recommends-best-draw",
+           "skopt's recommend() is the best told point, not the engine's recommendation",
+           "hdbo_adapters/skopt.py",
+           (Edit("HDBOOptimizer.recommend", _recommend_call, _best_point),),
+           ("tests/test_skopt_adapter.py",)),
+    Mutant("nevergrad-recommends-best-draw",
+           "Nevergrad's recommend() is its archive's best draw, never the engine's pick",
+           "hdbo_adapters/nevergrad.py",
+           (Edit("HDBOOptimizer._internal_provide_recommendation", _recommend_call,
+                 _best_point),),
+           ("tests/test_nevergrad_adapter.py",)),
 )
 
 
