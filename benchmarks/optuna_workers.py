@@ -54,11 +54,11 @@ def run(problem_name: str, dim: int, budget: int, seed: int, workers: int,
                 study.tell(trial, problem.evaluate_unit(
                     np.array([trial.params[n] for n in names])))
                 told += 1
-    values = np.minimum.accumulate([t.value for t in study.get_trials(deepcopy=False)])
-    trace = {c: values[c - 1] for c in (*CHECKPOINTS, budget)}
+    best = np.minimum.accumulate([t.value for t in study.get_trials(deepcopy=False)])
+    trace = {c: best[c - 1] for c in (*CHECKPOINTS, budget)}
     metas = [(t.system_attrs.get(ATTR_PROPOSAL) or {}).get("meta", {})
              for t in study.get_trials(deepcopy=False)[:130]]
-    values = ", ".join(f"{k}: {v:.4g}" for k, v in trace.items())
+    at = ", ".join(f"{k}: {v:.4g}" for k, v in trace.items())
     cpu = time.process_time() - start
     noise_free = ""
     if problem.evaluate_true_unit is not None:  # a noisy problem: score the two picks
@@ -67,7 +67,7 @@ def run(problem_name: str, dim: int, budget: int, seed: int, workers: int,
         noise_free = "; noise-free value of the " + ", ".join(
             f"{k} {problem.evaluate_true_unit(np.array([t.params[n] for n in names])):.4g}"
             for k, t in picks.items())
-    return (f"{problem_name} D={dim} seed {seed}, {workers} worker(s): best at {values}; "
+    return (f"{problem_name} D={dim} seed {seed}, {workers} worker(s): best at {at}; "
             f"axis probes {sum('axis' in m for m in metas)} of the first 130; "
             f"CPU {cpu:.1f} s{noise_free}")
 
