@@ -41,7 +41,7 @@ from hdbo_engine import available
 
 from .bench import suite_names
 from .kernels import kernels_pinned, pinned_environment
-from .runs import minimum_text, plot_comparison, run_method, write_run
+from .runs import minimum_text, plot_comparison, recommended_text, run_method, write_run
 
 DEMO_PROBLEM, DEMO_DIM = "hartmann6", 50
 # Auto, the peer users reach for first (TPE), the strongest peer on this problem (GPSampler,
@@ -115,11 +115,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
               disable=args.quiet) as bar:
         result = run_method(args.algo, args.problem, args.dim, args.budget, args.seed, bar)
     write_run(result, out)
-    recommended = result.get("recommended_true_value")
-    scored = ("" if recommended is None else
-              f"; the recommended point's noise-free value {recommended:.6g}")
     print(f"{args.algo} on {args.problem}-{args.dim}D: best {result['best']:.6g}"
-          f"{minimum_text(result['f_min'])}{scored} in {result['total_time']:.1f} s -> {out}")
+          f"{minimum_text(result['f_min'])}"
+          f"{recommended_text(result.get('recommended_true_value'))}"
+          f" in {result['total_time']:.1f} s -> {out}")
     return 0
 
 

@@ -46,7 +46,9 @@ parameters ``x0 .. x{D-1}`` in ``[0, 1]`` (``Problem.evaluate_unit``) with
   completed trials (resumed ones included) and shows the best value so far.
 * **Output**: the files of the engine frontend (:func:`hdbo_cli.runs.write_run`):
   ``OUT/trajectory.csv`` (COMPLETE trials in number order: value, best so far,
-  sampler time), ``OUT/summary.json`` and ``OUT/convergence.png``.
+  sampler time), ``OUT/summary.json`` and ``OUT/convergence.png``. On a noisy problem
+  ``summary.json`` and the printed line also give ``recommended_true_value``, the
+  noise-free value of the trial the sampler recommends (``best`` is the luckiest draw).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from tqdm.auto import tqdm
 
 from hdbo_engine.util import is_int
 
-from .runs import minimum_text, write_run
+from .runs import minimum_text, recommended_text, write_run
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 # ``scheme://user:PASSWORD@``: the password runs to the last "@" before any query string, so
@@ -179,6 +181,19 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
         study.optimize(objective, n_trials=1)
 
 
+def recommended_true_value(study: Any, prob: Any, args: argparse.Namespace) -> float | None:
+    """The noise-free value of the trial the sampler recommends
+    (``HDBOSampler.recommended_trial``, rebuilt here from the storage as every worker rebuilds
+    it), or None before any trial has a finite value."""
+    from hdbo_adapters.optuna import HDBOSampler
+
+    trial = HDBOSampler(args.algo, seed=args.seed, budget=args.budget).recommended_trial(study)
+    if trial is None:
+        return None
+    x = np.array([trial.params[f"x{i}"] for i in range(args.dim)])
+    return float(prob.noise_free_unit(x)[0])
+
+
 def run_optuna(args: argparse.Namespace) -> int:
     """Run (or resume) the study described by ``args``; print a summary.
 
@@ -256,8 +271,11 @@ def run_optuna(args: argparse.Namespace) -> int:
         "workers": args.workers, "n_complete": len(values), "f_min": prob.f_min,
         "best": min(values, default=None), "total_time": time.perf_counter() - start,
     }
+    if prob.noisy:
+        result["recommended_true_value"] = recommended_true_value(study, prob, args)
     write_run(result, out)
     print(f"{args.algo} on {args.problem}-{args.dim}D via optuna ({args.workers} workers, "
           f"study {study_name!r}): {len(values)} complete trials, best {result['best']}"
-          f"{minimum_text(prob.f_min)} -> {out}")
+          f"{minimum_text(prob.f_min)}"
+          f"{recommended_text(result.get('recommended_true_value'))} -> {out}")
     return 0

@@ -98,6 +98,12 @@ def minimum_text(f_min: float | None) -> str:
     return "" if f_min is None else f" (f_min {f_min:.6g})"
 
 
+def recommended_text(value: float | None) -> str:
+    """``; the recommended point's noise-free value <value>`` for a noisy run's one-line
+    summary; empty where the problem has no noise (``value`` None)."""
+    return "" if value is None else f"; the recommended point's noise-free value {value:.6g}"
+
+
 def value_axis(curves: list[np.ndarray], f_min: float | None) -> tuple[
         Callable[[np.ndarray], np.ndarray], str, str]:
     """How best-so-far curves are drawn: (transform, y label, y scale).

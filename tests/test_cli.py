@@ -34,6 +34,31 @@ def test_run_through_optuna_writes_the_same_files_with_a_progress_bar(tmp_path, 
     assert "5/5" in capsys.readouterr().err  # the bar's last state
 
 
+def test_run_through_optuna_on_a_noisy_problem_scores_the_recommended_trial(tmp_path, capsys):
+    """Through Optuna too, a noisy run reports the noise-free value of the trial Auto
+    recommends (here not the best trial: trial 28 against the luckiest draw's trial 7)."""
+    import numpy as np
+    import optuna
+
+    from hdbo_adapters.optuna import HDBOSampler
+    from hdbo_cli.problems import make_problem
+
+    out = tmp_path / "run"
+    assert main(["run", "--frontend", "optuna", "--problem", "noisy_lunar_lander", "--dim", "12",
+                 "--budget", "40", "--seed", "3", "--out", str(out), "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    study = optuna.load_study(study_name=summary["study_name"],
+                              storage=f"sqlite:///{out / 'optuna.db'}")
+    picked = HDBOSampler("auto", seed=3, budget=40).recommended_trial(study)
+    assert picked.number != study.best_trial.number
+    problem = make_problem("noisy_lunar_lander", 12, 3)
+    expected = float(problem.noise_free_unit(
+        np.array([picked.params[f"x{i}"] for i in range(12)]))[0])
+    assert summary["recommended_true_value"] == pytest.approx(expected, rel=1e-12)
+    assert summary["best"] == pytest.approx(study.best_value, rel=1e-12)
+    assert f"noise-free value {expected:.6g}" in capsys.readouterr().out
+
+
 def test_demo_writes_one_figure_and_the_per_run_files(tmp_path, capsys):
     assert main(["demo", "--budget", "12", "--seeds", "2", "--out", str(tmp_path),
                  "--quiet"]) == 0
