@@ -60,7 +60,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -68,6 +68,11 @@ from tqdm.auto import tqdm
 from hdbo_engine.util import is_int
 
 from .runs import minimum_text, recommended_text, write_run
+
+if TYPE_CHECKING:
+    import optuna
+
+    from .functions import Problem
 
 _JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 # ``scheme://user:PASSWORD@``: the password runs to the last "@" before any query string, so
@@ -181,7 +186,8 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
         study.optimize(objective, n_trials=1)
 
 
-def recommended_true_value(study: Any, prob: Any, args: argparse.Namespace) -> float | None:
+def recommended_true_value(study: optuna.Study, prob: Problem, args: argparse.Namespace
+                           ) -> float | None:
     """The noise-free value of the trial the sampler recommends
     (``HDBOSampler.recommended_trial``, rebuilt here from the storage as every worker rebuilds
     it), or None before any trial has a finite value."""
