@@ -83,6 +83,11 @@ _PG_CONNECT_TIMEOUT_S = 30
 _LIBPQ_SCHEMES = ("postgresql", "postgresql+psycopg", "postgresql+psycopg2")  # connect_timeout
 
 
+def param_names(dim: int) -> list[str]:
+    """The study's parameter names, ``x0 .. x{dim-1}``, one per coordinate of the unit cube."""
+    return [f"x{i}" for i in range(dim)]
+
+
 def default_study_name(args: argparse.Namespace) -> str:
     return f"{args.algo}-{args.problem}-d{args.dim}-s{args.seed}"
 
@@ -163,9 +168,10 @@ def _worker(url: str, heartbeat: int, study_name: str, algo: str, problem: str, 
     study = optuna.load_study(study_name=study_name, storage=make_storage(url, heartbeat),
                               sampler=sampler)
     t0 = 0.0
+    names = param_names(dim)
 
     def objective(trial: optuna.Trial) -> float:
-        x = np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(dim)])
+        x = np.array([trial.suggest_float(name, 0.0, 1.0) for name in names])
         trial.set_user_attr("sampler_time_s", time.perf_counter() - t0)
         value = float(prob.evaluate_unit(x)[0])
         with done.get_lock():
@@ -196,7 +202,7 @@ def recommended_true_value(study: optuna.Study, prob: Problem, args: argparse.Na
     trial = HDBOSampler(args.algo, seed=args.seed, budget=args.budget).recommended_trial(study)
     if trial is None:
         return None
-    x = np.array([trial.params[f"x{i}"] for i in range(args.dim)])
+    x = np.array([trial.params[name] for name in param_names(args.dim)])
     return float(prob.noise_free_unit(x)[0])
 
 
