@@ -734,3 +734,34 @@ def test_member_leader_counts_where_the_early_leader_ends_best(
     assert re.search(r"^levy-D2-n4 .* msucb -> msucb .* ends best: 3$", lines[1])
     assert lines[2].endswith("ends best on 1 of 2 groups; seeds whose leader at 2 ends best: "
                              "3 of 6")
+
+
+def test_paired_runs_compares_each_seed_and_recounts_with_the_variant(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    scripts = Path(__file__).parents[1] / "benchmarks"
+    spec = importlib.util.spec_from_file_location("paired_runs", scripts / "paired_runs.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    base, variant = tmp_path / "base", tmp_path / "variant-pair"
+    _write_suite(base, {"ackley": ["random", "auto"], "levy": ["auto"]})
+    _write_suite(variant, {"ackley": ["auto"], "levy": ["auto"]})
+    for s, (before, after) in enumerate([([5, 3, 2, 1], [5, 1, 0.5, 0.5]),  # better
+                                         ([6, 4, 3, 2], [9, 9, 8, 8]),  # worse
+                                         ([7, 5, 4, 3], [9, 9, 9, 9])]):  # worse
+        _write_cell(base, "ackley", "auto", s, before)
+        _write_cell(variant, "ackley", "auto", s, after)
+        _write_cell(base, "ackley", "random", s, [9, 8, 7, 6 + (s == 1)])  # median 6
+    # noisy: the recommendation's noise-free value decides (1 -> 2: worse), not the draws
+    _write_cell(base, "levy", "auto", 0, [5] * 4, true_trace=[[4, 1.0]])
+    _write_cell(variant, "levy", "auto", 0, [1] * 4, true_trace=[[4, 2.0]])
+    monkeypatch.setattr(sys, "argv", ["paired_runs.py", str(base), str(variant)])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "ackley-D2-n4, seeds 0-2: 1 / 2 / 3 -> 0.5 / 8 / 9 (median 2 -> 8)"
+    assert lines[1] == "levy-D2-n4, seeds 0-0: 1 -> 2 (median 1 -> 2)"
+    # 1 better of 4 unequal: P(at least 1 of 4 fair flips) = 15/16
+    assert lines[2] == "better 1, worse 3, equal 0; one-sided sign test 0.938"
+    assert lines[3].endswith(": every peer beaten on 1 of 1 groups (1 firm); at most the best "
+                             "part on 0 of 0 (0 firm), at most the parts' median on 0; leads "
+                             "at evaluations 50 / 100 / 200: 0 / 0 / 0")
+    assert lines[4].startswith("with the variant's cells: every peer beaten on 0 of 1 groups")
