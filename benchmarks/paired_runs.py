@@ -9,7 +9,8 @@ cells with the cell of the same group, method and seed in the folder it would re
 
 Prints, per group, the final value of each seed before -> after (noisy groups: the
 noise-free value of the final recommendation, as ``hdbo report`` scores them) and the
-medians; then how many runs the variant made better, worse and equal (relative 1e-9), the
+medians; then how many runs the variant made better, worse and equal (within the report's
+relative ``SAME_RUN_RTOL``), the
 one-sided sign test's chance of at least that many better runs among the unequal ones, and,
 for ``--method auto``, the counts of ``hdbo report``'s Targets with the variant's cells in
 place of the folder's: groups where Auto beats every listed peer (those won in at least 60%
@@ -24,9 +25,15 @@ import math
 import statistics
 from pathlib import Path
 
-from hdbo_cli.report import BOOTSTRAP_WIN, CHECKPOINTS, CellRun, GroupStats, load_results, targets
-
-SAME = 1e-9  # relative difference below which two final values are the same run's
+from hdbo_cli.report import (
+    BOOTSTRAP_WIN,
+    CHECKPOINTS,
+    SAME_RUN_RTOL,
+    CellRun,
+    GroupStats,
+    load_results,
+    targets,
+)
 
 
 def final(run: CellRun) -> float:
@@ -54,7 +61,7 @@ def compare(base: dict[str, GroupStats], variant: list[GroupStats], method: str
         before = [final(before_runs[s]) for s in seeds]
         after = [final(g.runs[method][s]) for s in seeds]
         for a, b in zip(before, after, strict=True):
-            k = 2 if math.isclose(a, b, rel_tol=SAME) else 0 if b < a else 1
+            k = 2 if math.isclose(a, b, rel_tol=SAME_RUN_RTOL) else 0 if b < a else 1
             tally[k] += 1
         lines.append(f"{g.name}, seeds {seeds[0]}-{seeds[-1]}: "
                      f"{' / '.join(f'{v:.4g}' for v in before)} -> "
