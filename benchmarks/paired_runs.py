@@ -23,22 +23,17 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+from collections import Counter
 from pathlib import Path
 
 from hdbo_cli.report import (
     BOOTSTRAP_WIN,
     CHECKPOINTS,
     SAME_RUN_RTOL,
-    CellRun,
     GroupStats,
     load_results,
     targets,
 )
-
-
-def final(run: CellRun) -> float:
-    """The value a cell ends at (noisy: its last recommendation's noise-free value)."""
-    return run.value_at(run.evaluations)
 
 
 def sign_test(better: int, worse: int) -> float:
@@ -48,9 +43,11 @@ def sign_test(better: int, worse: int) -> float:
 
 
 def compare(base: dict[str, GroupStats], variant: list[GroupStats], method: str
-            ) -> tuple[list[str], list[int]]:
-    """Per-group lines and ``[better, worse, equal]`` over the seeds both folders have."""
-    lines, tally = [], [0, 0, 0]
+            ) -> tuple[list[str], Counter[str]]:
+    """Per-group lines and how many runs the variant made ``"better"``, ``"worse"`` and
+    ``"equal"``, over the seeds both folders have."""
+    lines: list[str] = []
+    tally: Counter[str] = Counter()
     for g in variant:
         if not g.runs.get(method) or g.name not in base:
             continue
@@ -58,11 +55,11 @@ def compare(base: dict[str, GroupStats], variant: list[GroupStats], method: str
         seeds = sorted(s for s in g.runs[method] if s in before_runs)
         if not seeds:
             continue
-        before = [final(before_runs[s]) for s in seeds]
-        after = [final(g.runs[method][s]) for s in seeds]
+        before = [before_runs[s].final for s in seeds]
+        after = [g.runs[method][s].final for s in seeds]
         for a, b in zip(before, after, strict=True):
-            k = 2 if math.isclose(a, b, rel_tol=SAME_RUN_RTOL) else 0 if b < a else 1
-            tally[k] += 1
+            same = math.isclose(a, b, rel_tol=SAME_RUN_RTOL)
+            tally["equal" if same else "better" if b < a else "worse"] += 1
         lines.append(f"{g.name}, seeds {seeds[0]}-{seeds[-1]}: "
                      f"{' / '.join(f'{v:.4g}' for v in before)} -> "
                      f"{' / '.join(f'{v:.4g}' for v in after)} (median "
@@ -95,10 +92,10 @@ def main() -> None:
     groups = load_results(args.base)
     base = {g.name: g for g in groups}
     variant = load_results(args.variant)
-    lines, (better, worse, equal) = compare(base, variant, args.method)
+    lines, tally = compare(base, variant, args.method)
     print("\n".join(lines))
-    print(f"better {better}, worse {worse}, equal {equal}; one-sided sign test "
-          f"{sign_test(better, worse):.3g}")
+    print(f"better {tally['better']}, worse {tally['worse']}, equal {tally['equal']}; "
+          f"one-sided sign test {sign_test(tally['better'], tally['worse']):.3g}")
     if args.method == "auto":
         print(f"{args.base} as it is: {counts(groups)}")
         for g in variant:

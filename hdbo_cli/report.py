@@ -95,6 +95,11 @@ class CellRun:
         before = self.true_trace[self.true_trace[:, 0] <= evaluation]
         return float(before[-1, 1]) if len(before) else np.nan
 
+    @property
+    def final(self) -> float:
+        """The value the cell ends at (:meth:`value_at` its last evaluation)."""
+        return self.value_at(self.evaluations)
+
 
 @dataclass
 class GroupStats:
