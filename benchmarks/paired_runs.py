@@ -7,6 +7,10 @@ cells with the cell of the same group, method and seed in the folder it would re
     python benchmarks/paired_runs.py hdbo_runs/bench-hd-fresh \\
         hdbo_runs/bench-hd-fresh-noisy-pmi-pair --method auto
 
+A change that reaches several methods (Auto's design reaches Auto and ``auto-cobyla``, its
+part that runs the design and COBYLA alone) names them all, ``--method auto,auto-cobyla``:
+each is compared (its lines start with its name) and the counts take all of them in place.
+
 Prints, per group, the final value of each seed before -> after (noisy groups: the
 noise-free value of the final recommendation, as ``hdbo report`` scores them) and the
 medians; then how many runs the variant made better, worse and equal (within the report's
@@ -87,20 +91,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base", type=Path, help="the hdbo bench folder the variant would change")
     parser.add_argument("variant", type=Path, help="the variant's hdbo bench folder")
-    parser.add_argument("--method", default="auto", help="the method the variant changes")
+    parser.add_argument("--method", default="auto",
+                        help="the method the variant changes, or several separated by commas")
     args = parser.parse_args()
+    methods = args.method.split(",")
     groups = load_results(args.base)
     base = {g.name: g for g in groups}
     variant = load_results(args.variant)
-    lines, tally = compare(base, variant, args.method)
-    print("\n".join(lines))
+    tally: Counter[str] = Counter()
+    for method in methods:
+        lines, found = compare(base, variant, method)
+        tally += found
+        for line in lines:
+            print(f"{method}: {line}" if len(methods) > 1 else line)
     print(f"better {tally['better']}, worse {tally['worse']}, equal {tally['equal']}; "
           f"one-sided sign test {sign_test(tally['better'], tally['worse']):.3g}")
-    if args.method == "auto":
+    if "auto" in methods:
         print(f"{args.base} as it is: {counts(groups)}")
         for g in variant:
-            if g.name in base:
-                base[g.name].runs[args.method].update(g.runs.get(args.method, {}))
+            for method in methods:
+                if g.name in base and method in base[g.name].runs:
+                    base[g.name].runs[method].update(g.runs.get(method, {}))
         print(f"with the variant's cells: {counts(groups)}")
 
 

@@ -765,3 +765,38 @@ def test_paired_runs_compares_each_seed_and_recounts_with_the_variant(
                              "part on 0 of 0 (0 firm), at most the parts' median on 0; leads "
                              "at evaluations 50 / 100 / 200: 0 / 0 / 0")
     assert lines[4].startswith("with the variant's cells: every peer beaten on 0 of 1 groups")
+
+
+def test_paired_runs_puts_every_named_method_in_place(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Auto and its part ``auto-cobyla`` end at 1 as they are (Auto meets its best part, a
+    tie) and at 2 in the variant, MS-UCB at 5. With Auto's cells alone in place Auto (2) is
+    behind the part as it is (1); with both in place it meets the part again (2)."""
+    scripts = Path(__file__).parents[1] / "benchmarks"
+    spec = importlib.util.spec_from_file_location("paired_runs", scripts / "paired_runs.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    base, variant = tmp_path / "base", tmp_path / "variant-pair"
+    _write_suite(base, {"ackley": ["random", "auto", "auto-cobyla", "msucb"]})
+    _write_suite(variant, {"ackley": ["auto", "auto-cobyla"]})
+    for s in range(3):
+        for method in ("auto", "auto-cobyla"):
+            _write_cell(base, "ackley", method, s, [5, 3, 1, 1])
+            _write_cell(variant, "ackley", method, s, [5, 3, 2, 2])
+        _write_cell(base, "ackley", "msucb", s, [5, 5, 5, 5])
+        _write_cell(base, "ackley", "random", s, [9, 8, 7, 6])
+    for named, best in (("auto", 0), ("auto,auto-cobyla", 1)):
+        monkeypatch.setattr(sys, "argv", ["paired_runs.py", str(base), str(variant),
+                                          "--method", named])
+        script.main()
+        lines = capsys.readouterr().out.splitlines()
+        if named == "auto":
+            assert lines[0].startswith("ackley-D2-n4, seeds 0-2: 1 / 1 / 1 -> 2 / 2 / 2")
+            assert lines[1] == "better 0, worse 3, equal 0; one-sided sign test 1"
+        else:
+            assert lines[0].startswith("auto: ackley-D2-n4, seeds 0-2: 1 / 1 / 1 -> 2 / 2 / 2")
+            assert lines[1].startswith("auto-cobyla: ackley-D2-n4, seeds 0-2:")
+            assert lines[2] == "better 0, worse 6, equal 0; one-sided sign test 1"
+        assert "at most the best part on 1 of 1" in lines[-2]
+        assert f"at most the best part on {best} of 1" in lines[-1]
+
