@@ -11,7 +11,8 @@ definition, where ``hdbo report OUT/bench-<suite>`` reads them, with the command
 the suite's missing cells into that folder (``command.txt``; the runs behind the archived
 cells are listed in ``preface.md``). Runs kept in the archives
 for the record but not in the tables (folders named ``*-go*``, ``*-pair`` and
-``replaced``) are skipped.
+``replaced``) are skipped, and so is a cell of a group the suite's definition does not
+list (a run of other problems, sizes or budgets whose folder name starts with the suite's).
 
     python benchmarks/merge_cells.py hdbo_runs
 """
@@ -24,6 +25,8 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
+
+from hdbo_cli.bench import load_suite
 
 ARCHIVES = Path(__file__).with_name("results")
 SUITES = ("hd", "d100", "bbob", "scale", "demo", "constrained")
@@ -57,6 +60,8 @@ def merge(out: Path) -> dict[str, int]:
     """Copy every kept cell into ``out/bench-<suite>`` beside the committed suite definition
     (``suite.toml``, which ``hdbo report`` reads); the number of cells per suite."""
     counts: dict[str, set[Path]] = {s: set() for s in SUITES}
+    groups = {s: {c.group for c in load_suite(str(SUITE_FILES / f"{s}.toml")).cells_by_seed}
+              for s in SUITES}
     for suite in SUITES:
         (out / f"bench-{suite}").mkdir(parents=True, exist_ok=True)
         shutil.copy2(SUITE_FILES / f"{suite}.toml", out / f"bench-{suite}" / "suite.toml")
@@ -71,6 +76,8 @@ def merge(out: Path) -> dict[str, int]:
                 if suite is None:
                     continue
                 rel = cell.relative_to(Path(tmp) / run_dir)
+                if rel.parts[1] not in groups[suite]:
+                    continue
                 target = out / f"bench-{suite}" / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(cell, target)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,25 @@ def test_help_prints_usage_and_writes_nothing(tmp_path: Path, monkeypatch: pytes
     assert exit_.value.code == 0
     assert "usage:" in capsys.readouterr().out
     assert not any(tmp_path.iterdir())  # no folder named --help
+
+
+def test_only_the_groups_a_suite_lists_enter_its_tables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run folder named like the `bbob` suite's but holding BBOB f3 as well as f1: f1 at
+    D = 20 with 100 evaluations is a group of `bbob` (hdbo_cli/suites/bbob.toml) and is
+    merged; f3 is not one, and neither is f1 at D = 10."""
+    run = tmp_path / "src" / "bench-bbob-heldout"
+    for group in ("bbob-f1-D20-n100", "bbob-f3-D20-n100", "bbob-f1-D10-n100"):
+        cell = run / "cells" / group / "auto"
+        cell.mkdir(parents=True)
+        (cell / "seed100.csv").write_text("evaluation,value,best_so_far\n1,1.0,1.0\n")
+    archives = tmp_path / "results"
+    archives.mkdir()
+    with tarfile.open(archives / "cells-2026-12-01-heldout.tar.gz", "w:gz") as tar:
+        tar.add(run, arcname=run.name)
+    monkeypatch.setattr(merge_cells, "ARCHIVES", archives)
+    counts = merge_cells.merge(tmp_path / "out")
+    assert counts["bbob"] == 1
+    merged = sorted(p.name for p in (tmp_path / "out" / "bench-bbob" / "cells").iterdir())
+    assert merged == ["bbob-f1-D20-n100"]
+
