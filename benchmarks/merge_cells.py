@@ -60,8 +60,7 @@ def merge(out: Path) -> dict[str, int]:
     """Copy every kept cell into ``out/bench-<suite>`` beside the committed suite definition
     (``suite.toml``, which ``hdbo report`` reads); the number of cells per suite."""
     counts: dict[str, set[Path]] = {s: set() for s in SUITES}
-    groups = {s: {c.group for c in load_suite(str(SUITE_FILES / f"{s}.toml")).cells_by_seed}
-              for s in SUITES}
+    groups = {s: {c.group for c in load_suite(s).cells_by_seed} for s in SUITES}
     for suite in SUITES:
         (out / f"bench-{suite}").mkdir(parents=True, exist_ok=True)
         shutil.copy2(SUITE_FILES / f"{suite}.toml", out / f"bench-{suite}" / "suite.toml")
