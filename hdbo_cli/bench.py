@@ -46,7 +46,9 @@ families ``shifted_*``, ``rotated_*``, ``scattered_*`` and the real tasks of
 :mod:`hdbo_cli.tasks`, whose instance is the cell's seed and is recorded
 in the cell's JSON under ``problem_info``) or ``bbob-f<k>`` (COCO's
 noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
-``coco-experiment``; D in {2, 3, 5, 10, 20, 40}). coco-experiment does not
+``coco-experiment``; D in {2, 3, 5, 10, 20, 40}) and ``bbob-f<k>-seeded``
+(the same function, instance ``seed + 1``: its optimum and rotation drawn
+anew for each seed, seed 0 being instance 1). coco-experiment does not
 expose BBOB's optimal value, so for these the report measures regret from
 the lowest value any method reached.
 
@@ -90,6 +92,7 @@ import gc
 import json
 import os
 import platform
+import re
 import resource
 import sys
 import time
@@ -284,27 +287,29 @@ class BenchProblem:
 
 
 def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
-    """An engine problem by name (instance ``seed``), or ``bbob-f<k>`` (COCO BBOB function k,
-    instance 1 for every seed)."""
+    """An engine problem by name (instance ``seed``), ``bbob-f<k>`` (COCO BBOB function k,
+    instance 1 for every seed) or ``bbob-f<k>-seeded`` (instance ``seed + 1``)."""
     if name.startswith("bbob-f"):
         try:
             import cocoex
         except ImportError as err:
             raise ImportError("BBOB problems need coco-experiment: pip install "
                               "coco-experiment") from err
-        fid = int(name.removeprefix("bbob-f"))
+        match = re.fullmatch(r"bbob-f(\d+)(-seeded)?", name)
+        fid = int(match.group(1)) if match else 0
         if not 1 <= fid <= 24 or dim not in (2, 3, 5, 10, 20, 40):
-            raise ValueError(f"problem: {name} at D={dim}: BBOB has functions f1..f24 and "
-                             "dimensions 2, 3, 5, 10, 20, 40")
-        suite = cocoex.Suite("bbob", "", f"dimensions:{dim} function_indices:{fid} "
-                                         "instance_indices:1")
+            raise ValueError(f"problem: {name} at D={dim}: expected bbob-f<k> or "
+                             "bbob-f<k>-seeded with k in 1..24, and dimensions 2, 3, 5, 10, 20, 40")
+        instance = seed + 1 if match and match.group(2) else 1
+        suite = cocoex.Suite("bbob", f"instances: {instance}",
+                             f"dimensions: {dim} function_indices: {fid}")
         coco = next(iter(suite))
         lower, upper = np.asarray(coco.lower_bounds), np.asarray(coco.upper_bounds)
 
         def evaluate(u: np.ndarray) -> float:
             return float(coco(lower + np.asarray(u) * (upper - lower)))
 
-        return BenchProblem(name, dim, None, evaluate)
+        return BenchProblem(name, dim, None, evaluate, {"instance": instance, "coco_id": coco.id})
     prob: Problem = make_problem(name, dim, seed)
     true_value = None
     if prob.noisy:

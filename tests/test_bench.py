@@ -239,6 +239,22 @@ def test_bbob_problem_evaluates_and_checks_its_dimension() -> None:
         make_bench_problem("bbob-f1", 7)
 
 
+def test_a_seeded_bbob_problem_draws_its_instance_from_the_seed() -> None:
+    """``bbob-f<k>-seeded`` at seed s is COCO's instance s + 1, so seed 0 is the instance
+    every seed of ``bbob-f<k>`` uses and seed 100 another one."""
+    fixed = make_bench_problem("bbob-f15", 5, seed=100)
+    first = make_bench_problem("bbob-f15-seeded", 5, seed=0)
+    fresh = make_bench_problem("bbob-f15-seeded", 5, seed=100)
+    assert fixed.info["coco_id"] == first.info["coco_id"] == "bbob_f015_i01_d05"
+    assert fresh.info == {"instance": 101, "coco_id": "bbob_f015_i101_d05"}
+    points = np.random.default_rng(0).random((4, 5))
+    assert [fixed.evaluate_unit(x) for x in points] == [first.evaluate_unit(x) for x in points]
+    assert all(fresh.evaluate_unit(x) != first.evaluate_unit(x) for x in points)
+    for name in ("bbob-f15-shifted", "bbob-f25-seeded"):
+        with pytest.raises(ValueError, match="bbob-f<k>-seeded"):
+            make_bench_problem(name, 5)
+
+
 def test_run_suite_resumes_and_refuses_another_suite(tmp_path: Path) -> None:
     suite = load_suite(str(write_suite(tmp_path)))
     out = tmp_path / "out"
