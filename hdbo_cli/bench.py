@@ -47,10 +47,12 @@ families ``shifted_*``, ``rotated_*``, ``scattered_*`` and the real tasks of
 in the cell's JSON under ``problem_info``) or ``bbob-f<k>`` (COCO's
 noiseless BBOB function ``k``, instance 1, on ``[-5, 5]^D``, via
 ``coco-experiment``; D in {2, 3, 5, 10, 20, 40}) and ``bbob-f<k>-seeded``
-(the same function, instance ``seed + 1``: its optimum and rotation drawn
-anew for each seed, seed 0 being instance 1). coco-experiment does not
-expose BBOB's optimal value, so for these the report measures regret from
-the lowest value any method reached.
+(the same function, instance ``seed + 1``: its optimum, rotation and optimal
+value drawn anew for each seed, seed 0 being instance 1). coco-experiment does
+not expose BBOB's optimal value, so for ``bbob-f<k>`` the report measures
+regret from the lowest value any method reached; ``bbob-f<k>-seeded`` reports
+``f - f_opt`` (minimum 0 on every instance, so values compare across seeds),
+``f_opt`` read from the header COCO's own logger writes (:func:`_bbob_fopt`).
 
 Noisy problems (``noisy_*``: each evaluation one noisy draw) are scored by
 the noise-free value of the point a method *recommends*, not by its luckiest
@@ -286,6 +288,30 @@ class BenchProblem:
     n_constraints: int = 0
 
 
+def _bbob_fopt(cocoex: Any, fid: int, dim: int, instance: int) -> float:
+    """BBOB's optimal value of function ``fid``, instance ``instance``, at ``dim``: the
+    ``Fopt (...)`` that COCO's ``bbob`` logger writes in its data files' header, from one
+    logged evaluation in a temporary folder (coco-experiment has no call that returns it)."""
+    import tempfile
+
+    level = cocoex.log_level("warning")  # no "results will be output to" line per cell
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            suite = cocoex.Suite("bbob", f"instances: {instance}",
+                                 f"dimensions: {dim} function_indices: {fid}")
+            problem = next(iter(suite))
+            problem.observe_with(cocoex.Observer("bbob", f"outer_folder: {tmp} result_folder: f"))
+            problem(np.zeros(dim))
+            problem.free()
+            header = next(Path(tmp).rglob("*.tdat")).read_text()
+    finally:
+        cocoex.log_level(level)
+    found = re.search(r"Fopt \(([-+0-9.eE]+)\)", header)
+    if found is None:
+        raise RuntimeError(f"no Fopt in COCO's log header for f{fid}, instance {instance}")
+    return float(found.group(1))
+
+
 def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
     """An engine problem by name (instance ``seed``), ``bbob-f<k>`` (COCO BBOB function k,
     instance 1 for every seed) or ``bbob-f<k>-seeded`` (instance ``seed + 1``)."""
@@ -300,16 +326,21 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
         if not 1 <= fid <= 24 or dim not in (2, 3, 5, 10, 20, 40):
             raise ValueError(f"problem: {name} at D={dim}: expected bbob-f<k> or "
                              "bbob-f<k>-seeded with k in 1..24, and dimensions 2, 3, 5, 10, 20, 40")
-        instance = seed + 1 if match and match.group(2) else 1
+        seeded = bool(match and match.group(2))
+        instance = seed + 1 if seeded else 1
         suite = cocoex.Suite("bbob", f"instances: {instance}",
                              f"dimensions: {dim} function_indices: {fid}")
         coco = next(iter(suite))
         lower, upper = np.asarray(coco.lower_bounds), np.asarray(coco.upper_bounds)
+        info: dict[str, Any] = {"instance": instance, "coco_id": coco.id}
+        offset = 0.0
+        if seeded:
+            offset = info["f_opt"] = _bbob_fopt(cocoex, fid, dim, instance)
 
         def evaluate(u: np.ndarray) -> float:
-            return float(coco(lower + np.asarray(u) * (upper - lower)))
+            return float(coco(lower + np.asarray(u) * (upper - lower))) - offset
 
-        return BenchProblem(name, dim, None, evaluate, {"instance": instance, "coco_id": coco.id})
+        return BenchProblem(name, dim, 0.0 if seeded else None, evaluate, info)
     prob: Problem = make_problem(name, dim, seed)
     true_value = None
     if prob.noisy:

@@ -240,19 +240,39 @@ def test_bbob_problem_evaluates_and_checks_its_dimension() -> None:
 
 
 def test_a_seeded_bbob_problem_draws_its_instance_from_the_seed() -> None:
-    """``bbob-f<k>-seeded`` at seed s is COCO's instance s + 1, so seed 0 is the instance
-    every seed of ``bbob-f<k>`` uses and seed 100 another one."""
+    """``bbob-f<k>-seeded`` at seed s is COCO's instance s + 1 less its optimal value: seed 0
+    is the instance every seed of ``bbob-f<k>`` uses, shifted by one constant, and seed 100
+    another instance."""
     fixed = make_bench_problem("bbob-f15", 5, seed=100)
     first = make_bench_problem("bbob-f15-seeded", 5, seed=0)
     fresh = make_bench_problem("bbob-f15-seeded", 5, seed=100)
     assert fixed.info["coco_id"] == first.info["coco_id"] == "bbob_f015_i01_d05"
-    assert fresh.info == {"instance": 101, "coco_id": "bbob_f015_i101_d05"}
+    assert fresh.info["instance"] == 101 and fresh.info["coco_id"] == "bbob_f015_i101_d05"
+    assert fixed.f_min is None and first.f_min == fresh.f_min == 0.0
     points = np.random.default_rng(0).random((4, 5))
-    assert [fixed.evaluate_unit(x) for x in points] == [first.evaluate_unit(x) for x in points]
+    shift = {round(fixed.evaluate_unit(x) - first.evaluate_unit(x), 9) for x in points}
+    assert shift == {round(first.info["f_opt"], 9)}
     assert all(fresh.evaluate_unit(x) != first.evaluate_unit(x) for x in points)
     for name in ("bbob-f15-shifted", "bbob-f25-seeded"):
         with pytest.raises(ValueError, match="bbob-f<k>-seeded"):
             make_bench_problem(name, 5)
+
+
+@pytest.mark.parametrize("seed", [0, 100])
+def test_a_seeded_bbob_sphere_is_zero_at_its_minimum(seed: int) -> None:
+    """BBOB's f1 is ||x - x_opt||^2 + f_opt on [-5, 5]^D: the seeded problem (f - f_opt) at
+    x = 0 and at the unit steps x = e_i gives x_opt (v(e_i) - v(0) = 1 - 2 x_opt_i), and its
+    value at 0 must then be ||x_opt||^2."""
+    dim = 5
+    sphere = make_bench_problem("bbob-f1-seeded", dim, seed=seed)
+
+    def at(x: np.ndarray) -> float:  # x in [-5, 5]^D
+        return sphere.evaluate_unit((x + 5.0) / 10.0)
+
+    v0 = at(np.zeros(dim))
+    x_opt = np.array([(1.0 - (at(np.eye(dim)[i]) - v0)) / 2.0 for i in range(dim)])
+    assert v0 == pytest.approx(float(x_opt @ x_opt), rel=1e-9, abs=1e-9)
+    assert at(x_opt) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_run_suite_resumes_and_refuses_another_suite(tmp_path: Path) -> None:
