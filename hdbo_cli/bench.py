@@ -97,6 +97,7 @@ import platform
 import re
 import resource
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -292,8 +293,6 @@ def _bbob_fopt(cocoex: Any, fid: int, dim: int, instance: int) -> float:
     """BBOB's optimal value of function ``fid``, instance ``instance``, at ``dim``: the
     ``Fopt (...)`` that COCO's ``bbob`` logger writes in its data files' header, from one
     logged evaluation in a temporary folder (coco-experiment has no call that returns it)."""
-    import tempfile
-
     level = cocoex.log_level("warning")  # no "results will be output to" line per cell
     try:
         with tempfile.TemporaryDirectory() as tmp:
