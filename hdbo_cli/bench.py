@@ -289,6 +289,15 @@ class BenchProblem:
     n_constraints: int = 0
 
 
+def _bbob_suite(cocoex: Any, fid: int, dim: int, instance: int) -> Any:
+    """A COCO suite holding BBOB function ``fid``, instance ``instance``, at ``dim`` alone (the
+    suite-instance option takes any instance; the suite option ``instance_indices`` stops at
+    15). The caller keeps the suite while it uses the problem: an observed problem whose
+    suite was freed crashes the interpreter."""
+    return cocoex.Suite("bbob", f"instances: {instance}",
+                        f"dimensions: {dim} function_indices: {fid}")
+
+
 def _bbob_fopt(cocoex: Any, fid: int, dim: int, instance: int) -> float:
     """BBOB's optimal value of function ``fid``, instance ``instance``, at ``dim``: the
     ``Fopt (...)`` that COCO's ``bbob`` logger writes in its data files' header, from one
@@ -296,8 +305,7 @@ def _bbob_fopt(cocoex: Any, fid: int, dim: int, instance: int) -> float:
     level = cocoex.log_level("warning")  # no "results will be output to" line per cell
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            suite = cocoex.Suite("bbob", f"instances: {instance}",
-                                 f"dimensions: {dim} function_indices: {fid}")
+            suite = _bbob_suite(cocoex, fid, dim, instance)
             problem = next(iter(suite))
             problem.observe_with(cocoex.Observer("bbob", f"outer_folder: {tmp} result_folder: f"))
             problem(np.zeros(dim))
@@ -327,8 +335,7 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
                              "bbob-f<k>-seeded with k in 1..24, and dimensions 2, 3, 5, 10, 20, 40")
         seeded = bool(match and match.group(2))
         instance = seed + 1 if seeded else 1
-        suite = cocoex.Suite("bbob", f"instances: {instance}",
-                             f"dimensions: {dim} function_indices: {fid}")
+        suite = _bbob_suite(cocoex, fid, dim, instance)
         coco = next(iter(suite))
         lower, upper = np.asarray(coco.lower_bounds), np.asarray(coco.upper_bounds)
         info: dict[str, Any] = {"instance": instance, "coco_id": coco.id}

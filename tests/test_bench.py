@@ -9,6 +9,7 @@ import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -742,13 +743,20 @@ def test_checkpoint_medians_take_each_seed_that_reached_the_checkpoint() -> None
     assert checkpoint_medians(noisy, "auto", (1, 3)) == {1: 7.0, 3: 7.5}
 
 
-def test_member_leader_counts_where_the_early_leader_ends_best(
-        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+def _benchmark_script(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """``benchmarks/<name>.py`` loaded as a module (the folder on ``sys.path`` for the
+    scripts that import a sibling, as ``member_leader.py`` imports ``cell_args``)."""
     scripts = Path(__file__).parents[1] / "benchmarks"
-    monkeypatch.syspath_prepend(str(scripts))  # the script imports its sibling cell_args
-    spec = importlib.util.spec_from_file_location("member_leader", scripts / "member_leader.py")
+    monkeypatch.syspath_prepend(str(scripts))
+    spec = importlib.util.spec_from_file_location(name, scripts / f"{name}.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_member_leader_counts_where_the_early_leader_ends_best(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = _benchmark_script("member_leader", monkeypatch)
     out = tmp_path / "out"
     members = ["msucb", "cobbo", "goucb", "bkb"]
     _write_suite(out, {"ackley": members, "levy": members})
@@ -774,10 +782,7 @@ def test_member_leader_counts_where_the_early_leader_ends_best(
 
 def test_paired_runs_compares_each_seed_and_recounts_with_the_variant(
         tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    scripts = Path(__file__).parents[1] / "benchmarks"
-    spec = importlib.util.spec_from_file_location("paired_runs", scripts / "paired_runs.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _benchmark_script("paired_runs", monkeypatch)
     base, variant = tmp_path / "base", tmp_path / "variant-pair"
     _write_suite(base, {"ackley": ["random", "auto"], "levy": ["auto"]})
     _write_suite(variant, {"ackley": ["auto"], "levy": ["auto"]})
@@ -808,10 +813,7 @@ def test_paired_runs_puts_every_named_method_in_place(
     """Auto and its part ``auto-cobyla`` end at 1 as they are (Auto meets its best part, a
     tie) and at 2 in the variant, MS-UCB at 5. With Auto's cells alone in place Auto (2) is
     behind the part as it is (1); with both in place it meets the part again (2)."""
-    scripts = Path(__file__).parents[1] / "benchmarks"
-    spec = importlib.util.spec_from_file_location("paired_runs", scripts / "paired_runs.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _benchmark_script("paired_runs", monkeypatch)
     base, variant = tmp_path / "base", tmp_path / "variant-pair"
     _write_suite(base, {"ackley": ["random", "auto", "auto-cobyla", "msucb"]})
     _write_suite(variant, {"ackley": ["auto", "auto-cobyla"]})
