@@ -450,9 +450,11 @@ def test_a_noisy_cell_is_scored_by_its_recommendation_without_noise(tmp_path: Pa
 
 
 def _write_cell(out: Path, problem: str, method: str, seed: int, values: list[float],
-                status: str = "done", true_trace: list[list[float]] | None = None) -> None:
-    """A fake finished cell (budget 4, D = 2) with the per-evaluation ``values``."""
-    cell = Cell(problem, 2, 4, method, seed)
+                status: str = "done", true_trace: list[list[float]] | None = None,
+                dim: int = 2, budget: int = 4) -> None:
+    """A fake finished cell (budget 4, D = 2 unless given) with the per-evaluation
+    ``values``."""
+    cell = Cell(problem, dim, budget, method, seed)
     csv_path, json_path = cell.paths(out)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     best = np.minimum.accumulate(values)
@@ -470,11 +472,12 @@ def _write_cell(out: Path, problem: str, method: str, seed: int, values: list[fl
         **noisy}))
 
 
-def _write_suite(out: Path, groups: dict[str, list[str]], seeds: int = 3) -> None:
+def _write_suite(out: Path, groups: dict[str, list[str]], seeds: int = 3, dim: int = 2,
+                 budget: int = 4) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "suite.toml").write_text(f"name = 'fake'\nseeds = {seeds}\n" + "".join(
-        f"[[group]]\nproblems = ['{p}']\ndims = [2]\nbudget = 4\nmethods = {listed}\n"
-        for p, listed in groups.items()))
+        f"[[group]]\nproblems = ['{p}']\ndims = [{dim}]\nbudget = {budget}\n"
+        f"methods = {listed}\n" for p, listed in groups.items()))
 
 
 AUTO = [[5, 3, 2, 1], [6, 4, 3, 2], [7, 5, 4, 3]]  # per seed; final median 2, at 2 evals 4
@@ -838,3 +841,31 @@ def test_paired_runs_puts_every_named_method_in_place(
         assert "at most the best part on 1 of 1" in lines[-2]
         assert f"at most the best part on {best} of 1" in lines[-1]
 
+
+
+def test_design_cost_compares_auto_with_ngopt_short_of_the_design_and_at_the_budget(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At D = 20 with 100 evaluations Auto's design has max(20, min(2 * 20 + 1, 100 // 4)) =
+    25 points, so NGOpt is read at evaluations 75 (its best 10 there, 8 one later) and 100
+    (2). Auto ends at 5, 2 and 10: below 10 on two seeds and below 2 on none (a tie is not
+    below). A noisy group, a group without NGOpt and NGOpt's cell that stopped short of the
+    budget are left out."""
+    script = _benchmark_script("design_cost", monkeypatch)
+    out = tmp_path / "out"
+    _write_suite(out, {"ackley": ["auto", "ng-ngopt"], "levy": ["auto", "ng-ngopt"],
+                       "rastrigin": ["auto"]}, dim=20, budget=100)
+    centre = [50.0] * 74 + [10.0, 8.0] + [8.0] * 23 + [2.0]
+    for s, final in enumerate([5.0, 2.0, 10.0]):
+        for problem in ("ackley", "levy", "rastrigin"):
+            _write_cell(out, problem, "auto", s, [60.0] * 99 + [final], dim=20, budget=100,
+                        true_trace=[[100, final]] if problem == "levy" else None)
+        for problem in ("ackley", "levy"):
+            _write_cell(out, problem, "ng-ngopt", s, centre, dim=20, budget=100,
+                        true_trace=[[100, 2.0]] if problem == "levy" else None)
+    _write_cell(out, "ackley", "ng-ngopt", 3, centre[:80], dim=20, budget=100)
+    _write_cell(out, "ackley", "auto", 3, [0.0] * 100, dim=20, budget=100)
+    monkeypatch.setattr(sys, "argv", ["design_cost.py", str(out), "--seeds", "0-3"])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"{'ackley-D20-n100':36s} n_init  25: Auto 5; NGOpt at 75 10, at 100 2; "
+                     "Auto below them on 2 / 0 of 3 seeds"]
