@@ -762,7 +762,7 @@ def test_member_leader_counts_where_the_early_leader_ends_best(
     script = _benchmark_script("member_leader", monkeypatch)
     out = tmp_path / "out"
     members = ["msucb", "cobbo", "goucb", "bkb"]
-    _write_suite(out, {"ackley": members, "levy": members})
+    _write_suite(out, {"ackley": members, "levy": members, "rastrigin": members})
     for s in range(3):
         # ackley: MS-UCB leads after 2 evaluations (BKB on seed 2), GO-UCB ends best
         _write_cell(out, "ackley", "msucb", s, [5, 1, 1, 1])
@@ -773,14 +773,21 @@ def test_member_leader_counts_where_the_early_leader_ends_best(
         _write_cell(out, "levy", "msucb", s, [5, 1, 1, 0])
         for m in ("cobbo", "goucb", "bkb"):
             _write_cell(out, "levy", m, s, [5, 4, 4, 4])
+        # rastrigin: GO-UCB is last after 2 evaluations and ends best on seeds 0-1
+        _write_cell(out, "rastrigin", "goucb", s, [5, 5, 5, 5] if s == 2 else [5, 5, 5, 0])
+        _write_cell(out, "rastrigin", "msucb", s, [5, 1, 1, 1])
+        for m in ("cobbo", "bkb"):
+            _write_cell(out, "rastrigin", m, s, [5, 4, 4, 4])
     monkeypatch.setattr(sys, "argv", ["member_leader.py", str(out), "--seeds", "0-2",
                                       "--at", "2"])
     script.main()
     lines = capsys.readouterr().out.splitlines()
-    assert re.search(r"^ackley-D2-n4 .* msucb -> goucb .* ends best: 0$", lines[0])
-    assert re.search(r"^levy-D2-n4 .* msucb -> msucb .* ends best: 3$", lines[1])
-    assert lines[2].endswith("ends best on 1 of 2 groups; seeds whose leader at 2 ends best: "
-                             "3 of 6")
+    assert re.search(r"^ackley-D2-n4 .* msucb -> goucb .* ends best: 0; whose last: 0$", lines[0])
+    assert re.search(r"^levy-D2-n4 .* msucb -> msucb .* ends best: 3; whose last: 0$", lines[1])
+    assert re.search(r"^rastrigin-D2-n4 .* msucb -> goucb .* ends best: 1; whose last: 2$",
+                     lines[2])
+    assert lines[3].endswith("ends best on 1 of 3 groups; seeds whose leader at 2 ends best: "
+                             "4 of 9; whose last: 2")
 
 
 def test_paired_runs_compares_each_seed_and_recounts_with_the_variant(
