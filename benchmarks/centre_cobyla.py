@@ -21,7 +21,7 @@ from hdbo_engine.cobyla import AskTellCobyla
 
 
 def main() -> None:
-    parser = problem_parser(__doc__.splitlines()[0], "not used", 1)
+    parser = problem_parser(__doc__.splitlines()[0])
     parser.add_argument("--at", default="101,150,300,500", help="evaluations to print at")
     args = parser.parse_args()
     at = {int(e) for e in args.at.split(",")}

@@ -28,7 +28,7 @@ AUTO, CENTRE = "auto", "ng-ngopt"
 
 
 def main() -> None:
-    run, seeds, _ = parse_cell_args(__doc__.splitlines()[0], "0")
+    run, seeds, _ = parse_cell_args(__doc__.splitlines()[0], None)
     for group in load_results(run):
         if group.noise or not all(m in group.runs for m in (AUTO, CENTRE)):
             continue
