@@ -210,6 +210,12 @@ def load_results(out: Path) -> list[GroupStats]:
             s["problem"], s["dim"], s["budget"], s["f_min"], noise=info.get("noise"),
             listed=listed.get(s["group"], []), constraints=s.get("constraints", 0),
             best_known=info.get("best_known"), workers=s.get("workers", 1)))
+        if s["f_min"] != g.f_min:
+            raise ValueError(
+                f"{json_path}: f_min {s['f_min']} differs from {g.f_min} in the other cells of "
+                f"group {s['group']}: their values are not on one scale, so their medians "
+                "cannot be compared (a problem whose optimal value moves with the seed must "
+                "report values relative to it, as bbob-f<k>-seeded reports f - f_opt)")
         with open(json_path.with_suffix(".csv")) as fh:
             data = np.array([[float(r["best_so_far"]), _ask_tell_seconds(r)]
                              for r in csv.DictReader(fh)]).reshape(-1, 2)

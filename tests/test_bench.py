@@ -876,3 +876,19 @@ def test_design_cost_compares_auto_with_ngopt_short_of_the_design_and_at_the_bud
     lines = capsys.readouterr().out.splitlines()
     assert lines == [f"{'ackley-D20-n100':36s} n_init  25: Auto 5; NGOpt at 75 10, at 100 2; "
                      "Auto below them on 2 / 0 of 3 seeds"]
+
+
+def test_a_group_whose_cells_disagree_on_f_min_is_refused(tmp_path: Path) -> None:
+    """Medians of values on different scales compare nothing: a group with f_min 0 on one
+    seed and 1000 on another is refused, naming the cell and both values."""
+    out = tmp_path / "out"
+    _write_suite(out, {"ackley": ["auto"]})
+    for s in range(2):
+        _write_cell(out, "ackley", "auto", s, [5, 3, 2, 1])
+    assert [g.f_min for g in load_results(out)] == [0.0]
+    moved = out / "cells" / "ackley-D2-n4" / "auto" / "seed1.json"
+    cell = json.loads(moved.read_text())
+    moved.write_text(json.dumps({**cell, "f_min": 1000.0}))
+    with pytest.raises(ValueError, match=r"seed1\.json: f_min 1000\.0 differs from 0\.0 .* "
+                                         r"group ackley-D2-n4"):
+        load_results(out)
