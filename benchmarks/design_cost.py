@@ -40,8 +40,7 @@ def main() -> None:
             auto, centre = group.runs[AUTO][seed], group.runs[CENTRE][seed]
             if centre.evaluations < group.budget:
                 continue  # stopped early: no value at the budget to compare
-            rows.append((auto.value_at(auto.evaluations),
-                         centre.value_at(group.budget - n_init), centre.value_at(group.budget)))
+            rows.append((auto.final, centre.value_at(group.budget - n_init), centre.final))
         if not rows:
             continue
         auto_med, short_med, full_med = (statistics.median(r[i] for r in rows) for i in range(3))

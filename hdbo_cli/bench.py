@@ -329,11 +329,10 @@ def make_bench_problem(name: str, dim: int, seed: int = 0) -> BenchProblem:
             raise ImportError("BBOB problems need coco-experiment: pip install "
                               "coco-experiment") from err
         match = re.fullmatch(r"bbob-f(\d+)(-seeded)?", name)
-        fid = int(match.group(1)) if match else 0
-        if not 1 <= fid <= 24 or dim not in (2, 3, 5, 10, 20, 40):
+        if match is None or not 1 <= int(match.group(1)) <= 24 or dim not in (2, 3, 5, 10, 20, 40):
             raise ValueError(f"problem: {name} at D={dim}: expected bbob-f<k> or "
                              "bbob-f<k>-seeded with k in 1..24, and dimensions 2, 3, 5, 10, 20, 40")
-        seeded = bool(match and match.group(2))
+        fid, seeded = int(match.group(1)), match.group(2) is not None
         instance = seed + 1 if seeded else 1
         suite = _bbob_suite(cocoex, fid, dim, instance)
         coco = next(iter(suite))
